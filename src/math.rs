@@ -1,0 +1,37 @@
+//! Precision, decided in one place.
+//!
+//! All simulation state is `f64`: positions, velocities, radii and times. The vector type is
+//! glam's [`DVec3`](glam::DVec3), from the same glam version the viewer (macroquad) uses, so the
+//! library and the viewer share one set of vector types.
+
+/// The scalar type of every simulation quantity.
+pub type Real = f64;
+
+/// The 3D vector type of every simulation quantity.
+pub type Vec3 = glam::DVec3;
+
+/// Return a unit vector perpendicular to `v`.
+///
+/// `v` need not be normalised; for a zero vector the result is `Vec3::X`. Used wherever a
+/// normal is undefined (coincident centres, a point on an axis) and any direction will do.
+#[must_use]
+#[inline]
+pub fn any_orthonormal(v: Vec3) -> Vec3 {
+    let length = v.length();
+    if !(length > 0.0 && length.is_finite()) {
+        return Vec3::X;
+    }
+    (v / length).any_orthonormal_vector()
+}
+
+/// Return `v` divided by its length, or `fallback` when the length is zero or not finite.
+#[must_use]
+#[inline]
+pub fn normalize_or(v: Vec3, fallback: Vec3) -> Vec3 {
+    let length = v.length();
+    if length > 0.0 && length.is_finite() {
+        v / length
+    } else {
+        fallback
+    }
+}

@@ -1,0 +1,166 @@
+//! Time of impact: when, within an interval, a moving ball first touches something.
+//!
+//! A ball moves on a straight path `center + velocity * t` for `t ∈ [0, t_max]` (toibox applies
+//! gravity to velocities between steps, as NeHe's Lesson 30 does, so paths are straight within a
+//! step). Every query answers with a [`Toi`]: the first contact in the interval, the fact that the
+//! pair already touches or overlaps at `t = 0`, or a miss.
+//!
+//! *How* the time is found is a [`ToiStrategy`]. The built-in ones, named by [`Strategy`]:
+//! - [`Analytic`]: closed forms (and a safeguarded Newton iteration on cylinder rims). Exact to
+//!   floating point: it never misses a contact and never reports one late.
+//! - [`Sliced`]: NeHe's search. Samples `slices` instants and reports the instant before the first
+//!   overlapping one: up to one slice early, and blind to contacts shorter than a slice.
+//! - [`SlicedBisect`]: the sliced search, then bisection inside the first overlapping slice down
+//!   to a tolerance. As early as the tolerance, but just as blind between samples.
+//! - [`Discrete`]: tests the end of the interval only, like engines without continuous collision
+//!   detection. Reports the overlap it finds there, so fast balls tunnel.
+
+pub mod analytic;
+pub mod quadratic;
+mod sliced;
+mod strategy;
+
+pub use sliced::{Discrete, SampledSearch, Sliced, SlicedBisect, sliced_search};
+pub use strategy::{Analytic, ParseStrategyError, Strategy, ToiStrategy};
+
+use crate::geometry::{Ball, Proximity};
+use crate::math::{Real, Vec3};
+
+/// A ball on a straight path: `center + velocity * t`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MovingBall {
+    /// Centre at `t = 0`.
+    pub center: Vec3,
+    /// Radius, finite and positive.
+    pub radius: Real,
+    /// Velocity, in length units per time unit.
+    pub velocity: Vec3,
+}
+
+impl MovingBall {
+    /// Create a ball of `radius` at `center` moving with `velocity`.
+    #[must_use]
+    #[inline]
+    pub const fn new(center: Vec3, radius: Real, velocity: Vec3) -> Self {
+        Self {
+            center,
+            radius,
+            velocity,
+        }
+    }
+
+    /// Return the ball's centre at time `t`.
+    #[must_use]
+    #[inline]
+    pub fn center_at(&self, t: Real) -> Vec3 {
+        self.center + self.velocity * t
+    }
+
+    /// Return the ball as it is at time `t`.
+    #[must_use]
+    #[inline]
+    pub fn at(&self, t: Real) -> Ball {
+        Ball::new(self.center_at(t), self.radius)
+    }
+}
+
+/// Where and when a ball touches another object.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Contact {
+    /// Time of the contact, in `[0, t_max]`.
+    pub time: Real,
+    /// The contact point on the other object's surface (for an overlap, the surface point
+    /// closest to the ball's centre).
+    pub point: Vec3,
+    /// Unit normal from the other object towards the ball.
+    pub normal: Vec3,
+    /// Penetration depth at `time`: zero for a first touch, positive for an overlap.
+    pub depth: Real,
+}
+
+impl Contact {
+    /// Build the contact at `time` from the pair's proximity then.
+    #[must_use]
+    #[inline]
+    pub fn from_proximity(time: Real, proximity: &Proximity) -> Self {
+        Self {
+            time,
+            point: proximity.point,
+            normal: proximity.normal,
+            depth: proximity.depth(),
+        }
+    }
+
+    /// Return a ball-ball contact as seen from the other ball: the normal reversed, the point
+    /// moved to the first ball's surface (the two surfaces are `depth` apart along the normal).
+    #[must_use]
+    #[inline]
+    pub fn flipped(&self) -> Self {
+        Self {
+            normal: -self.normal,
+            point: self.point - self.normal * self.depth,
+            ..*self
+        }
+    }
+}
+
+/// The outcome of a time-of-impact query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Toi {
+    /// The pair first touches at `contact.time`, with no overlap before (depth zero, except for
+    /// [`Discrete`], which reports the overlap it finds at the end of the interval).
+    Hit(Contact),
+    /// The pair already touches or overlaps at `t = 0`; the contact carries the depth and the
+    /// normal that separates it. Whether the pair is approaching is the caller's concern.
+    Overlapping(Contact),
+    /// No contact in the interval.
+    Miss,
+}
+
+/// The kind of a [`Toi`], without its data: for counting and reporting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToiStatus {
+    /// See [`Toi::Hit`].
+    Hit,
+    /// See [`Toi::Overlapping`].
+    Overlapping,
+    /// See [`Toi::Miss`].
+    Miss,
+}
+
+impl Toi {
+    /// Return the contact of a hit or an overlap.
+    #[must_use]
+    #[inline]
+    pub fn contact(&self) -> Option<&Contact> {
+        match self {
+            Self::Hit(c) | Self::Overlapping(c) => Some(c),
+            Self::Miss => None,
+        }
+    }
+
+    /// Return the time of a hit or an overlap (zero for an overlap).
+    #[must_use]
+    #[inline]
+    pub fn time(&self) -> Option<Real> {
+        self.contact().map(|c| c.time)
+    }
+
+    /// Return the kind of outcome.
+    #[must_use]
+    #[inline]
+    pub fn status(&self) -> ToiStatus {
+        match self {
+            Self::Hit(_) => ToiStatus::Hit,
+            Self::Overlapping(_) => ToiStatus::Overlapping,
+            Self::Miss => ToiStatus::Miss,
+        }
+    }
+
+    /// Return true for a hit.
+    #[must_use]
+    #[inline]
+    pub fn is_hit(&self) -> bool {
+        matches!(self, Self::Hit(_))
+    }
+}
