@@ -25,11 +25,13 @@
 //! ```
 //!
 //! Modules: [`geometry`] holds the shapes and their static queries, [`toi`] the strategies and
-//! the closed forms ([`toi::analytic`]), [`math`] the precision (`f64` throughout).
+//! the closed forms ([`toi::analytic`]), [`sweeps`] seeded random queries for comparing
+//! strategies, [`math`] the precision (`f64` throughout).
 #![warn(missing_docs)]
 
 pub mod geometry;
 pub mod math;
+pub mod sweeps;
 pub mod toi;
 
 pub use geometry::{
@@ -41,3 +43,8 @@ pub use toi::{
     Analytic, Contact, Discrete, MovingBall, SampledSearch, Sliced, SlicedBisect, Strategy, Toi,
     ToiStatus, ToiStrategy,
 };
+
+/// The README's code, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
