@@ -44,16 +44,29 @@ pub fn closest_point_on_sphere(center: Vec3, radius: Real, point: Vec3) -> Vec3 
     center + direction * radius
 }
 
+impl Ball {
+    /// Measure `point` against the sphere around this centre of radius `reach`.
+    fn measure(&self, point: Vec3, reach: Real) -> Proximity {
+        let offset = point - self.center;
+        let normal = crate::math::normalize_or(offset, Vec3::X);
+        Proximity {
+            distance: offset.length() - reach,
+            point: self.center + normal * self.radius,
+            normal,
+        }
+    }
+}
+
 impl Shape for Ball {
     /// Measure `point` against this ball; the normal points from the centre to `point`, and is
     /// `+x` when they coincide.
     fn point_proximity(&self, point: Vec3) -> Proximity {
-        let offset = point - self.center;
-        let normal = crate::math::normalize_or(offset, Vec3::X);
-        Proximity {
-            distance: offset.length() - self.radius,
-            point: self.center + normal * self.radius,
-            normal,
-        }
+        self.measure(point, self.radius)
+    }
+
+    /// Measure `ball` against this ball: the gap is `|offset| - (r0 + r1)`, summed first so that
+    /// swapping the two balls gives exactly the same number.
+    fn proximity(&self, ball: &Ball) -> Proximity {
+        self.measure(ball.center, self.radius + ball.radius)
     }
 }

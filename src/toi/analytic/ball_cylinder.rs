@@ -4,12 +4,12 @@ use crate::math::Real;
 use crate::toi::quadratic::{Roots, entry_time, solve};
 use crate::toi::{MovingBall, Toi};
 
-/// Relative tolerance of the rim iteration: it stops once the gap is below this times the size
-/// of the problem.
+/// Relative gap, times the size of the problem, that still counts as a touch when the rim
+/// iteration runs out of steps.
 const RIM_TOLERANCE: Real = 1e-13;
 
 /// Most Newton steps on a rim. Transversal contacts take a handful; a tangential one halves the
-/// time error each step, so 100 steps reach any double precision.
+/// time error each step, so 100 steps reach the resolution of any double.
 const RIM_MAX_STEPS: usize = 100;
 
 /// Find when `ball` first touches `cylinder`, of either kind, within `[0, t_max]`.
@@ -123,26 +123,20 @@ pub fn ball_capped_cylinder(ball: &MovingBall, cylinder: &CappedCylinder, t_max:
             return hit(t_lo, &cylinder.proximity(&ball.at(t_lo)));
         }
     }
-    rim_contact(ball, cylinder, t_lo, t_hi, offset.length())
+    rim_contact(ball, cylinder, t_lo, t_hi)
 }
 
 /// Newton's iteration on `f(t) = distance(centre(t), cylinder) - r` from `t_lo`, where `f > 0`.
 ///
 /// `f` is convex, so its tangent at any `t` lies below it: the next iterate never passes the
-/// first root, and a non-negative slope proves that no root follows.
-fn rim_contact(
-    ball: &MovingBall,
-    cylinder: &CappedCylinder,
-    t_lo: Real,
-    t_hi: Real,
-    reach: Real,
-) -> Toi {
-    let tolerance =
-        RIM_TOLERANCE * scale_of(&[cylinder.length(), cylinder.radius, ball.radius, reach]);
+/// first root, and a non-negative slope proves that no root follows. The iteration runs until
+/// the gap closes or the step falls below the resolution of `t`, so the time is as exact as the
+/// closed forms, also for slow, glancing approaches.
+fn rim_contact(ball: &MovingBall, cylinder: &CappedCylinder, t_lo: Real, t_hi: Real) -> Toi {
     let mut t = t_lo;
     for _ in 0..RIM_MAX_STEPS {
         let proximity = cylinder.proximity(&ball.at(t));
-        if proximity.distance <= tolerance {
+        if proximity.distance <= 0.0 {
             return hit(t, &proximity);
         }
         let slope = proximity.normal.dot(ball.velocity);
@@ -155,13 +149,20 @@ fn rim_contact(
         if next > t_hi {
             return Toi::Miss;
         }
-        // Stalled at rounding: the root is within one ulp of t
+        // Converged: the root is within one ulp of t
         if next <= t {
             return hit(t, &proximity);
         }
         t = next;
     }
-    Toi::Miss
+    // Out of steps, which only a tangential approach can take: a touch if the gap is rounding
+    let proximity = cylinder.proximity(&ball.at(t));
+    let tolerance = RIM_TOLERANCE * scale_of(&[cylinder.length(), cylinder.radius, ball.radius]);
+    if proximity.distance <= tolerance {
+        hit(t, &proximity)
+    } else {
+        Toi::Miss
+    }
 }
 
 /// Return the times when `|m + t v|² <= ρ²`, given `a = v·v`, `half_b = m·v` and
