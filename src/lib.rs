@@ -31,6 +31,7 @@
 
 pub mod geometry;
 pub mod math;
+pub mod sim;
 pub mod sweeps;
 pub mod toi;
 
@@ -39,9 +40,13 @@ pub use geometry::{
     ShapeError, closest_point_on_sphere,
 };
 pub use math::{Real, Vec3};
+pub use sim::{
+    BallDef, CollisionEvent, FixedStep, Position, PreviousPosition, Simulation, StepConfig,
+    StepError, StepReport, StepStats, Stepper, Velocity,
+};
 pub use toi::{
-    Analytic, Contact, Discrete, MovingBall, SampledSearch, Sliced, SlicedBisect, Strategy, Toi,
-    ToiStatus, ToiStrategy,
+    Analytic, Contact, Discrete, MovingBall, PairKind, SampledSearch, Sliced, SlicedBisect,
+    Strategy, Toi, ToiStatus, ToiStrategy,
 };
 
 /// The README's code, compiled and run as a doctest.

@@ -13,42 +13,8 @@ use serde::Serialize;
 
 use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
 use crate::math::{Real, Vec3};
+pub use crate::toi::PairKind;
 use crate::toi::{MovingBall, Strategy, Toi, ToiStrategy};
-
-/// The kinds of pair a strategy answers for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PairKind {
-    /// Two moving balls.
-    BallBall,
-    /// A ball and a one-sided plane.
-    BallPlane,
-    /// A ball and a capped or infinite cylinder.
-    BallCylinder,
-    /// A ball and a convex polygon.
-    BallPolygon,
-}
-
-impl PairKind {
-    /// Every kind, in the order reports list them.
-    pub const ALL: [Self; 4] = [
-        Self::BallBall,
-        Self::BallPlane,
-        Self::BallCylinder,
-        Self::BallPolygon,
-    ];
-
-    /// Return the snake-case name used in reports (`ball_ball`, ...).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::BallBall => "ball_ball",
-            Self::BallPlane => "ball_plane",
-            Self::BallCylinder => "ball_cylinder",
-            Self::BallPolygon => "ball_polygon",
-        }
-    }
-}
 
 /// What the swept ball is tested against.
 #[derive(Clone, Debug, PartialEq)]

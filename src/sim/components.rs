@@ -1,0 +1,156 @@
+//! The components of a ball, and the description that spawns one.
+//!
+//! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
+//! [`Restitution`] (default 1), [`Color`], [`Name`] and [`PreviousPosition`]. A static shape is
+//! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
+//! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
+
+use crate::math::{Real, Vec3};
+
+/// Centre of a ball, in world coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position(pub Vec3);
+
+/// Velocity of a ball, in length units per time unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Velocity(pub Vec3);
+
+/// Radius of a ball: finite and positive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Radius(pub Real);
+
+/// Mass of a ball: finite and positive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mass(pub Real);
+
+/// Coefficient of restitution in `[0, 1]`: 1 bounces elastically, 0 stops along the normal.
+///
+/// A pair bounces with the smaller of its two coefficients (a missing one counts as 1), so a
+/// dead ball stays dead against a lively wall. See [`combine_restitution`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Restitution(pub Real);
+
+/// Display colour of a ball, linear RGB in `[0, 1]`; the simulation ignores it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Color(pub [f32; 3]);
+
+/// Display name of a ball; the simulation ignores it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name(pub String);
+
+/// The ball's position at the start of the last step, written by the stepper when present.
+///
+/// Lets a renderer draw between the last two states: `previous.lerp(position, alpha)` with the
+/// factor from [`FixedStep::alpha`](crate::FixedStep::alpha).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreviousPosition(pub Vec3);
+
+/// Return the restitution of a pair: the smaller of the two coefficients.
+#[must_use]
+#[inline]
+pub fn combine_restitution(a: Real, b: Real) -> Real {
+    a.min(b)
+}
+
+/// A description of a ball, to spawn into a [`hecs::World`].
+///
+/// ```
+/// use toibox::{BallDef, Vec3};
+/// let mut world = hecs::World::new();
+/// let ball = BallDef::new(Vec3::ZERO, 0.5)
+///     .velocity(Vec3::X)
+///     .restitution(0.9)
+///     .spawn(&mut world);
+/// assert!(world.get::<&toibox::Velocity>(ball).is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct BallDef {
+    /// Centre.
+    pub position: Vec3,
+    /// Velocity; default zero.
+    pub velocity: Vec3,
+    /// Radius.
+    pub radius: Real,
+    /// Mass; default: density 1 times the volume, `4/3 π r³`.
+    pub mass: Real,
+    /// Restitution; default 1.
+    pub restitution: Real,
+    /// Colour, if any.
+    pub color: Option<[f32; 3]>,
+    /// Name, if any.
+    pub name: Option<String>,
+}
+
+impl BallDef {
+    /// Describe a ball of `radius` at `position`, at rest, of density 1 and restitution 1.
+    #[must_use]
+    pub fn new(position: Vec3, radius: Real) -> Self {
+        Self {
+            position,
+            velocity: Vec3::ZERO,
+            radius,
+            mass: 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3),
+            restitution: 1.0,
+            color: None,
+            name: None,
+        }
+    }
+
+    /// Set the velocity.
+    #[must_use]
+    pub fn velocity(mut self, velocity: Vec3) -> Self {
+        self.velocity = velocity;
+        self
+    }
+
+    /// Set the mass.
+    #[must_use]
+    pub fn mass(mut self, mass: Real) -> Self {
+        self.mass = mass;
+        self
+    }
+
+    /// Set the restitution.
+    #[must_use]
+    pub fn restitution(mut self, restitution: Real) -> Self {
+        self.restitution = restitution;
+        self
+    }
+
+    /// Set the colour.
+    #[must_use]
+    pub fn color(mut self, color: [f32; 3]) -> Self {
+        self.color = Some(color);
+        self
+    }
+
+    /// Set the name.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Spawn the ball into `world` and return its entity.
+    ///
+    /// The values are not checked here; the stepper reports a ball with a bad value as an error
+    /// naming the entity.
+    pub fn spawn(self, world: &mut hecs::World) -> hecs::Entity {
+        let mut builder = hecs::EntityBuilder::new();
+        builder.add_bundle((
+            Position(self.position),
+            Velocity(self.velocity),
+            Radius(self.radius),
+            Mass(self.mass),
+            Restitution(self.restitution),
+            PreviousPosition(self.position),
+        ));
+        if let Some(color) = self.color {
+            builder.add(Color(color));
+        }
+        if let Some(name) = self.name {
+            builder.add(Name(name));
+        }
+        world.spawn(builder.build())
+    }
+}

@@ -1,0 +1,81 @@
+//! What happened in a step: collision events and statistics.
+
+use hecs::Entity;
+use serde::Serialize;
+
+use crate::math::{Real, Vec3};
+use crate::toi::PairKind;
+
+/// One resolved collision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollisionEvent {
+    /// The ball.
+    pub a: Entity,
+    /// The other ball, or the static shape's entity.
+    pub b: Entity,
+    /// What `b` is.
+    pub kind: PairKind,
+    /// Time of the contact, from the start of the step, in `[0, dt]`.
+    pub time: Real,
+    /// The contact point, on `b`'s surface.
+    pub point: Vec3,
+    /// Unit normal from `b` towards `a`.
+    pub normal: Vec3,
+    /// Magnitude of the impulse along the normal (mass times velocity change of `a`).
+    pub impulse: Real,
+}
+
+/// Counts and measures of one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct StepStats {
+    /// Collisions resolved, all kinds.
+    pub collisions: u64,
+    /// Ball-ball collisions.
+    pub ball_ball: u64,
+    /// Ball-plane collisions.
+    pub ball_plane: u64,
+    /// Ball-cylinder collisions.
+    pub ball_cylinder: u64,
+    /// Ball-polygon collisions.
+    pub ball_polygon: u64,
+    /// Time-of-impact queries asked of the strategy.
+    pub toi_queries: u64,
+    /// 1 when the step stopped resolving because it reached the cap on events, else 0.
+    pub events_cap_hits: u64,
+    /// Largest overlap between a ball and anything at the end of the step, in length units.
+    pub max_penetration: Real,
+    /// Balls whose centre ended behind a plane or inside a cylinder.
+    pub escaped: u64,
+    /// Kinetic energy at the end of the step, `Σ ½ m v²`.
+    pub kinetic_energy: Real,
+    /// Momentum at the end of the step, `Σ m v`.
+    pub momentum: [Real; 3],
+}
+
+impl StepStats {
+    /// Count one collision of `kind`.
+    pub(crate) fn count(&mut self, kind: PairKind) {
+        self.collisions += 1;
+        match kind {
+            PairKind::BallBall => self.ball_ball += 1,
+            PairKind::BallPlane => self.ball_plane += 1,
+            PairKind::BallCylinder => self.ball_cylinder += 1,
+            PairKind::BallPolygon => self.ball_polygon += 1,
+        }
+    }
+
+    /// Return the momentum as a vector.
+    #[must_use]
+    pub fn momentum(&self) -> Vec3 {
+        Vec3::from_array(self.momentum)
+    }
+}
+
+/// What the last step did: its events in the order they were resolved, and its statistics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// The collisions, in time order.
+    pub events: Vec<CollisionEvent>,
+    /// The statistics.
+    pub stats: StepStats,
+}

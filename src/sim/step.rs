@@ -1,0 +1,881 @@
+//! The stepper: advance a world by `dt`, resolving every collision in time order.
+//!
+//! One step, in the order of the design:
+//! 1. Gather: copy the balls out of the [`World`] into arrays, and read the static shapes.
+//! 2. Gravity: `v += g dt` for every ball, once per step (NeHe's order: paths are straight
+//!    lines within a step; a ball thrown sideways moves on a polyline of straight steps, not on
+//!    a parabola).
+//! 3. Broad phase: each ball's swept path over the step goes into a spatial hash.
+//! 4. Predict: every candidate pair gets a time-of-impact query; hits go into a min-heap of
+//!    events, each tagged with the collision counters of its balls.
+//! 5. Resolve: pop the earliest event, drop it if a counter has moved on (the ball has collided
+//!    since it was predicted), advance just those balls to its time (each ball keeps its own
+//!    clock), apply the impulse, and predict again for those balls only. Repeat until the heap
+//!    is empty or the cap on events is reached.
+//! 6. Finish: advance every ball to the end of the step, measure, and write back.
+//!
+//! The cost of a step grows with balls plus collisions, not with balls squared.
+//!
+//! Resting contact: a pair that touches but does not approach produces no event; an approach
+//! slower than the rest speed is resolved as perfectly inelastic; a ball that comes to rest on a
+//! support holds up the balls that come to rest on it at the same instant (see
+//! [`response`](super::response)). A hard cap on events per step bounds the work of any step:
+//! when it is reached, the remaining events are dropped, every ball moves straight to the end of
+//! the step, and [`StepStats::events_cap_hits`] says so.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::fmt;
+
+use hecs::{Entity, World};
+
+use super::broadphase::{Aabb, STATIC_BIT, SpatialHash};
+use super::components::{
+    Mass, Position, PreviousPosition, Radius, Restitution, Velocity, combine_restitution,
+};
+use super::events::{CollisionEvent, StepReport, StepStats};
+use super::response::{Body, resolve};
+use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
+use crate::math::{Real, Vec3};
+use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
+
+/// Most cells a ball's path may cover before it is tested against every ball instead.
+const BALL_CELL_LIMIT: usize = 4096;
+
+/// Most cells a finite static shape may cover before it is tested against every ball instead.
+const STATIC_CELL_LIMIT: usize = 4096;
+
+/// How a [`Stepper`] steps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepConfig {
+    /// Acceleration of every ball, in length units per time unit squared. Default
+    /// `(0, -9.81, 0)`.
+    pub gravity: Vec3,
+    /// How times of impact are found. Default [`Strategy::Analytic`]. May change between steps.
+    pub strategy: Strategy,
+    /// Approach speed below which a contact is resolved as perfectly inelastic, so that balls
+    /// come to rest. `None` (the default) uses `2 |gravity| dt`: the speed gravity adds in two
+    /// steps, and zero without gravity, so an elastic gas stays exactly elastic.
+    pub rest_speed: Option<Real>,
+    /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
+    pub max_events_per_step: Option<usize>,
+}
+
+impl Default for StepConfig {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            strategy: Strategy::Analytic,
+            rest_speed: None,
+            max_events_per_step: None,
+        }
+    }
+}
+
+/// Why a step was refused. A refused step changes nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepError {
+    /// `dt` is zero, negative or not finite.
+    InvalidDt(Real),
+    /// A ball has a value the stepper cannot use.
+    InvalidBall {
+        /// The ball.
+        entity: Entity,
+        /// The component at fault (`"position"`, `"radius"`, ...).
+        field: &'static str,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// A static shape has a value the stepper cannot use.
+    InvalidStatic {
+        /// The shape.
+        entity: Entity,
+        /// What is wrong and what is allowed.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidDt(dt) => write!(f, "dt is {dt}; allowed: a finite number > 0"),
+            Self::InvalidBall {
+                entity,
+                field,
+                allowed,
+            } => write!(f, "ball {entity:?} has a bad {field}; allowed: {allowed}"),
+            Self::InvalidStatic { entity, reason } => write!(f, "shape {entity:?}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for StepError {}
+
+/// A static shape as the stepper keeps it.
+#[derive(Clone, Debug)]
+enum StaticShape {
+    Plane(Plane),
+    Cylinder(Cylinder),
+    Polygon(ConvexPolygon),
+}
+
+impl StaticShape {
+    fn kind(&self) -> PairKind {
+        match self {
+            Self::Plane(_) => PairKind::BallPlane,
+            Self::Cylinder(_) => PairKind::BallCylinder,
+            Self::Polygon(_) => PairKind::BallPolygon,
+        }
+    }
+
+    fn proximity(&self, ball: &Ball) -> Proximity {
+        match self {
+            Self::Plane(s) => s.proximity(ball),
+            Self::Cylinder(s) => s.proximity(ball),
+            Self::Polygon(s) => s.proximity(ball),
+        }
+    }
+
+    fn toi<S: ToiStrategy + ?Sized>(&self, strategy: &S, ball: &MovingBall, t_max: Real) -> Toi {
+        match self {
+            Self::Plane(s) => strategy.ball_plane(ball, s, t_max),
+            Self::Cylinder(s) => strategy.ball_cylinder(ball, s, t_max),
+            Self::Polygon(s) => strategy.ball_polygon(ball, s, t_max),
+        }
+    }
+
+    /// The box of a finite shape; `None` for planes and infinite cylinders.
+    fn aabb(&self) -> Option<Aabb> {
+        match self {
+            Self::Plane(_) | Self::Cylinder(Cylinder::Infinite(_)) => None,
+            Self::Cylinder(Cylinder::Capped(c)) => Some(Aabb::of_path(c.a, c.b, c.radius)),
+            Self::Polygon(p) => {
+                let (min, max) = p.vertices().iter().fold(
+                    (Vec3::splat(Real::INFINITY), Vec3::splat(Real::NEG_INFINITY)),
+                    |(lo, hi), v| (lo.min(*v), hi.max(*v)),
+                );
+                Some(Aabb { min, max })
+            }
+        }
+    }
+
+    /// True when a ball's centre is behind a plane or inside a cylinder.
+    fn holds_centre(&self, center: Vec3) -> bool {
+        match self {
+            Self::Plane(s) => s.signed_distance(center) < 0.0,
+            Self::Cylinder(s) => s.point_proximity(center).distance < 0.0,
+            Self::Polygon(_) => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Static {
+    entity: Entity,
+    shape: StaticShape,
+    restitution: Real,
+}
+
+/// The balls of one step, as arrays.
+#[derive(Debug, Default)]
+struct Balls {
+    entity: Vec<Entity>,
+    position: Vec<Vec3>,
+    velocity: Vec<Vec3>,
+    radius: Vec<Real>,
+    inverse_mass: Vec<Real>,
+    restitution: Vec<Real>,
+    /// The time `position` refers to: each ball keeps its own clock.
+    clock: Vec<Real>,
+    /// Collisions so far this step; events predicted before the last one are stale.
+    counter: Vec<u32>,
+    /// The instant the ball last came to rest on a support (NaN: not this step).
+    supported_at: Vec<Real>,
+    start: Vec<Vec3>,
+    /// The box of the registered path.
+    aabb: Vec<Aabb>,
+    /// The registered buckets: a range of the bucket pool.
+    buckets: Vec<(u32, u32)>,
+    /// The registered path covers too many cells: tested against every ball.
+    roaming: Vec<bool>,
+}
+
+impl Balls {
+    fn clear(&mut self) {
+        self.entity.clear();
+        self.position.clear();
+        self.velocity.clear();
+        self.radius.clear();
+        self.inverse_mass.clear();
+        self.restitution.clear();
+        self.clock.clear();
+        self.counter.clear();
+        self.supported_at.clear();
+        self.start.clear();
+        self.aabb.clear();
+        self.buckets.clear();
+        self.roaming.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.entity.len()
+    }
+
+    /// The ball as a moving ball whose `t = 0` is `now`.
+    #[inline]
+    fn moving(&self, i: usize, now: Real) -> MovingBall {
+        MovingBall::new(
+            self.position[i] + self.velocity[i] * (now - self.clock[i]),
+            self.radius[i],
+            self.velocity[i],
+        )
+    }
+
+    #[inline]
+    fn advance(&mut self, i: usize, now: Real) {
+        self.position[i] += self.velocity[i] * (now - self.clock[i]);
+        self.clock[i] = now;
+    }
+
+    fn kinetic_energy(&self) -> Real {
+        (0..self.len())
+            .map(|i| 0.5 * self.velocity[i].length_squared() / self.inverse_mass[i])
+            .sum()
+    }
+
+    fn momentum(&self) -> Vec3 {
+        (0..self.len())
+            .map(|i| self.velocity[i] / self.inverse_mass[i])
+            .sum()
+    }
+}
+
+/// A predicted collision of ball `a` with ball or static `b`.
+#[derive(Clone, Copy, Debug)]
+struct Event {
+    time: Real,
+    a: u32,
+    /// A ball index, or a static index with [`STATIC_BIT`] set.
+    b: u32,
+    count_a: u32,
+    count_b: u32,
+}
+
+impl Event {
+    fn key(&self) -> (Real, u32, u32) {
+        (self.time, self.a, self.b)
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Event {}
+
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Event {
+    /// By time, then by indices, so that simultaneous events resolve in a fixed order.
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (ta, a, b) = self.key();
+        let (tb, c, d) = other.key();
+        ta.total_cmp(&tb).then(a.cmp(&c)).then(b.cmp(&d))
+    }
+}
+
+/// Steps a [`World`] of balls and static shapes.
+///
+/// The stepper owns no simulation state: every step reads the world and writes it back, so a
+/// user can change anything between steps (spawn, despawn, set velocities, switch strategy).
+/// It keeps its buffers between steps to avoid allocating, and the report of the last step.
+///
+/// ```
+/// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
+///
+/// let mut world = hecs::World::new();
+/// world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),));
+/// let ball = BallDef::new(Vec3::new(0.0, 1.0, 0.0), 0.5)
+///     .velocity(Vec3::new(0.0, -1.0, 0.0))
+///     .spawn(&mut world);
+///
+/// let mut stepper = Stepper::new(StepConfig { gravity: Vec3::ZERO, ..StepConfig::default() });
+/// let report = stepper.step(&mut world, 1.0).unwrap();
+/// // The gap of 0.5 closes at t = 0.5; the ball bounces back up for the other half.
+/// assert_eq!(report.events.len(), 1);
+/// assert_eq!(report.events[0].time, 0.5);
+/// let y = world.get::<&toibox::Position>(ball).unwrap().0.y;
+/// assert!((y - 1.0).abs() < 1e-15);
+/// ```
+#[derive(Debug, Default)]
+pub struct Stepper {
+    /// How it steps; may be changed between steps.
+    pub config: StepConfig,
+    report: StepReport,
+    balls: Balls,
+    statics: Vec<Static>,
+    /// Statics tested against every ball (planes, infinite cylinders, huge shapes).
+    everywhere: Vec<u32>,
+    roaming: Vec<u32>,
+    hash: SpatialHash,
+    bucket_pool: Vec<u32>,
+    heap: BinaryHeap<Reverse<Event>>,
+    seen_ball: Vec<u32>,
+    seen_static: Vec<u32>,
+    stamp: u32,
+    /// Scratch list of candidates.
+    found: Vec<u32>,
+}
+
+impl Stepper {
+    /// Create a stepper with `config`.
+    #[must_use]
+    pub fn new(config: StepConfig) -> Self {
+        Self {
+            config,
+            ..Self::default()
+        }
+    }
+
+    /// Return what the last step did.
+    #[must_use]
+    pub fn report(&self) -> &StepReport {
+        &self.report
+    }
+
+    /// Advance `world` by `dt` with the configured strategy; see the module docs for the order
+    /// of work. A refused step (bad `dt`, a ball or shape with bad values) changes nothing.
+    pub fn step(&mut self, world: &mut World, dt: Real) -> Result<&StepReport, StepError> {
+        let strategy = self.config.strategy;
+        self.step_with(world, dt, &strategy)
+    }
+
+    /// Advance `world` by `dt` with a strategy of the caller's own.
+    pub fn step_with<S: ToiStrategy + ?Sized>(
+        &mut self,
+        world: &mut World,
+        dt: Real,
+        strategy: &S,
+    ) -> Result<&StepReport, StepError> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(StepError::InvalidDt(dt));
+        }
+        self.gather(world)?;
+        self.report.events.clear();
+        self.report.stats = StepStats::default();
+
+        let gravity = self.config.gravity;
+        let rest_speed = self
+            .config
+            .rest_speed
+            .unwrap_or(2.0 * gravity.length() * dt);
+        for v in &mut self.balls.velocity {
+            *v += gravity * dt;
+        }
+
+        self.build_broadphase(dt);
+        for i in 0..self.balls.len() {
+            self.predict(i, 0.0, dt, strategy, true);
+        }
+
+        let cap = self
+            .config
+            .max_events_per_step
+            .unwrap_or(1000 + 100 * self.balls.len());
+        let mut resolved = 0usize;
+        while let Some(Reverse(event)) = self.heap.pop() {
+            if !self.is_current(&event) {
+                continue;
+            }
+            if resolved >= cap {
+                self.report.stats.events_cap_hits = 1;
+                break;
+            }
+            if self.resolve(event, dt, rest_speed, strategy) {
+                resolved += 1;
+            }
+        }
+        self.heap.clear();
+
+        for i in 0..self.balls.len() {
+            self.balls.advance(i, dt);
+        }
+        self.measure();
+        self.scatter(world);
+        Ok(&self.report)
+    }
+
+    /// Copy the balls and statics out of the world, checking their values.
+    fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
+        let balls = &mut self.balls;
+        balls.clear();
+        for (entity, p, v, r, m, e) in world.query_mut::<(
+            Entity,
+            &Position,
+            &Velocity,
+            &Radius,
+            &Mass,
+            Option<&Restitution>,
+        )>() {
+            let bad = |field, allowed| StepError::InvalidBall {
+                entity,
+                field,
+                allowed,
+            };
+            if !p.0.is_finite() {
+                return Err(bad("position", "finite coordinates"));
+            }
+            if !v.0.is_finite() {
+                return Err(bad("velocity", "finite components"));
+            }
+            if !(r.0.is_finite() && r.0 > 0.0) {
+                return Err(bad("radius", "a finite number > 0"));
+            }
+            if !(m.0.is_finite() && m.0 > 0.0) {
+                return Err(bad("mass", "a finite number > 0"));
+            }
+            let restitution = e.map_or(1.0, |e| e.0);
+            if !(0.0..=1.0).contains(&restitution) {
+                return Err(bad("restitution", "a number from 0 to 1"));
+            }
+            balls.entity.push(entity);
+            balls.position.push(p.0);
+            balls.velocity.push(v.0);
+            balls.radius.push(r.0);
+            balls.inverse_mass.push(1.0 / m.0);
+            balls.restitution.push(restitution);
+            balls.clock.push(0.0);
+            balls.counter.push(0);
+            balls.supported_at.push(Real::NAN);
+            balls.start.push(p.0);
+        }
+
+        self.statics.clear();
+        let restitution = |e: Option<&Restitution>| e.map_or(1.0, |e| e.0);
+        for (entity, plane, e) in world.query_mut::<(Entity, &Plane, Option<&Restitution>)>() {
+            if !(plane.point.is_finite()
+                && plane.normal.is_finite()
+                && plane.normal.is_normalized())
+            {
+                return Err(StepError::InvalidStatic {
+                    entity,
+                    reason: "plane needs a finite point and a unit normal (use Plane::new)",
+                });
+            }
+            self.statics.push(Static {
+                entity,
+                shape: StaticShape::Plane(*plane),
+                restitution: restitution(e),
+            });
+        }
+        for (entity, cylinder, e) in world.query_mut::<(Entity, &Cylinder, Option<&Restitution>)>()
+        {
+            let valid = match cylinder {
+                Cylinder::Capped(c) => {
+                    c.a.is_finite() && c.b.is_finite() && c.a != c.b && c.radius > 0.0
+                }
+                Cylinder::Infinite(c) => {
+                    c.point.is_finite() && c.axis.is_normalized() && c.radius > 0.0
+                }
+            };
+            if !(valid && cylinder_radius(cylinder).is_finite()) {
+                return Err(StepError::InvalidStatic {
+                    entity,
+                    reason: "cylinder needs finite ends or a unit axis, and a radius > 0 \
+                             (use CappedCylinder::new or InfiniteCylinder::new)",
+                });
+            }
+            self.statics.push(Static {
+                entity,
+                shape: StaticShape::Cylinder(*cylinder),
+                restitution: restitution(e),
+            });
+        }
+        for (entity, polygon, e) in
+            world.query_mut::<(Entity, &ConvexPolygon, Option<&Restitution>)>()
+        {
+            self.statics.push(Static {
+                entity,
+                shape: StaticShape::Polygon(polygon.clone()),
+                restitution: restitution(e),
+            });
+        }
+        if let Some(s) = self
+            .statics
+            .iter()
+            .find(|s| !(0.0..=1.0).contains(&s.restitution))
+        {
+            return Err(StepError::InvalidStatic {
+                entity: s.entity,
+                reason: "restitution must be a number from 0 to 1",
+            });
+        }
+        Ok(())
+    }
+
+    /// Size the spatial hash for this step and register every path and finite static.
+    fn build_broadphase(&mut self, dt: Real) {
+        let n = self.balls.len();
+        let reach: Real = (0..n)
+            .map(|i| 2.0 * self.balls.radius[i] + self.balls.velocity[i].length() * dt)
+            .sum::<Real>()
+            / n.max(1) as Real;
+        let cell = if reach.is_finite() && reach > 0.0 {
+            reach
+        } else {
+            1.0
+        };
+        self.hash.reset(cell, 16 * n + 1024);
+        self.bucket_pool.clear();
+        self.roaming.clear();
+        self.everywhere.clear();
+        self.seen_ball.clear();
+        self.seen_ball.resize(n, 0);
+        self.seen_static.clear();
+        self.seen_static.resize(self.statics.len(), 0);
+        self.stamp = 0;
+
+        for k in 0..self.statics.len() {
+            let start = self.bucket_pool.len();
+            let registered = self.statics[k].shape.aabb().and_then(|aabb| {
+                self.hash
+                    .box_buckets(&aabb, STATIC_CELL_LIMIT, &mut self.bucket_pool)
+            });
+            if registered.is_some() {
+                for &bucket in &self.bucket_pool[start..] {
+                    self.hash.insert(bucket, k as u32 | STATIC_BIT, 0);
+                }
+                self.bucket_pool.truncate(start);
+            } else {
+                self.everywhere.push(k as u32);
+            }
+        }
+
+        let balls = &mut self.balls;
+        balls.aabb.resize(n, Aabb::default());
+        balls.buckets.resize(n, (0, 0));
+        balls.roaming.resize(n, false);
+        for i in 0..n {
+            self.register(i, 0.0, dt);
+        }
+    }
+
+    /// Register ball `i`'s path from `now` to `t_end` in the spatial hash.
+    fn register(&mut self, i: usize, now: Real, t_end: Real) {
+        let balls = &mut self.balls;
+        let from = balls.position[i] + balls.velocity[i] * (now - balls.clock[i]);
+        let to = from + balls.velocity[i] * (t_end - now);
+        let radius = balls.radius[i];
+        balls.aabb[i] = Aabb::of_path(from, to, radius);
+        let start = self.bucket_pool.len();
+        match self
+            .hash
+            .path_buckets(from, to, radius, BALL_CELL_LIMIT, &mut self.bucket_pool)
+        {
+            Some(_) => {
+                balls.roaming[i] = false;
+                for &bucket in &self.bucket_pool[start..] {
+                    self.hash.insert(bucket, i as u32, balls.counter[i]);
+                }
+                balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
+            }
+            None => {
+                balls.roaming[i] = true;
+                balls.buckets[i] = (start as u32, 0);
+                self.roaming.push(i as u32);
+            }
+        }
+    }
+
+    /// Call `visit(other)` once for every ball or static (with [`STATIC_BIT`]) that ball `i`'s
+    /// registered path may reach.
+    fn candidates(&mut self, i: usize, mut visit: impl FnMut(&mut Self, u32)) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen_ball.fill(0);
+            self.seen_static.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        let everything = self.balls.roaming[i];
+        if everything {
+            found.extend((0..self.balls.len() as u32).filter(|&j| j as usize != i));
+            found.extend((0..self.statics.len() as u32).map(|k| k | STATIC_BIT));
+        } else {
+            let (start, len) = self.balls.buckets[i];
+            for &bucket in &self.bucket_pool[start as usize..(start + len) as usize] {
+                self.hash.for_each(bucket, |item, entry_stamp| {
+                    if item & STATIC_BIT != 0 {
+                        let k = (item & !STATIC_BIT) as usize;
+                        if self.seen_static[k] != stamp {
+                            self.seen_static[k] = stamp;
+                            found.push(item);
+                        }
+                        return;
+                    }
+                    let j = item as usize;
+                    // Stale entry, itself, or seen
+                    if entry_stamp != self.balls.counter[j] || j == i || self.seen_ball[j] == stamp
+                    {
+                        return;
+                    }
+                    self.seen_ball[j] = stamp;
+                    found.push(item);
+                });
+            }
+            for &j in &self.roaming {
+                let j = j as usize;
+                if self.balls.roaming[j] && j != i && self.seen_ball[j] != stamp {
+                    self.seen_ball[j] = stamp;
+                    found.push(j as u32);
+                }
+            }
+            for &k in &self.everywhere {
+                if self.seen_static[k as usize] != stamp {
+                    self.seen_static[k as usize] = stamp;
+                    found.push(k | STATIC_BIT);
+                }
+            }
+        }
+        for &other in &found {
+            visit(self, other);
+        }
+        self.found = found;
+    }
+
+    /// Predict ball `i`'s contacts from `now` to `t_end`. On the first pass (`first`), each
+    /// pair of balls is asked once, by its lower index.
+    fn predict<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+        first: bool,
+    ) {
+        let me = self.balls.moving(i, now);
+        let t_max = t_end - now;
+        self.candidates(i, |this, other| {
+            let toi = if other & STATIC_BIT != 0 {
+                let k = (other & !STATIC_BIT) as usize;
+                this.statics[k].shape.toi(strategy, &me, t_max)
+            } else {
+                let j = other as usize;
+                if (first && j < i) || !this.balls.aabb[i].overlaps(&this.balls.aabb[j]) {
+                    return;
+                }
+                strategy.ball_ball(&me, &this.balls.moving(j, now), t_max)
+            };
+            this.report.stats.toi_queries += 1;
+            this.schedule(i, other, now, t_end, &me, toi);
+        });
+    }
+
+    /// Push the event a query found, if it is one.
+    fn schedule(
+        &mut self,
+        i: usize,
+        other: u32,
+        now: Real,
+        t_end: Real,
+        me: &MovingBall,
+        toi: Toi,
+    ) {
+        let time = match toi {
+            Toi::Hit(contact) => (now + contact.time).min(t_end),
+            Toi::Overlapping(contact) => {
+                // Touching or overlapping: a contact now only if approaching
+                let other_velocity = if other & STATIC_BIT != 0 {
+                    Vec3::ZERO
+                } else {
+                    self.balls.velocity[other as usize]
+                };
+                if (me.velocity - other_velocity).dot(contact.normal) >= 0.0 {
+                    return;
+                }
+                now
+            }
+            Toi::Miss => return,
+        };
+        let count_b = if other & STATIC_BIT != 0 {
+            0
+        } else {
+            self.balls.counter[other as usize]
+        };
+        self.heap.push(Reverse(Event {
+            time,
+            a: i as u32,
+            b: other,
+            count_a: self.balls.counter[i],
+            count_b,
+        }));
+    }
+
+    fn is_current(&self, event: &Event) -> bool {
+        self.balls.counter[event.a as usize] == event.count_a
+            && (event.b & STATIC_BIT != 0 || self.balls.counter[event.b as usize] == event.count_b)
+    }
+
+    /// Resolve one event; false when the pair turned out not to be approaching.
+    fn resolve<S: ToiStrategy + ?Sized>(
+        &mut self,
+        event: Event,
+        t_end: Real,
+        rest_speed: Real,
+        strategy: &S,
+    ) -> bool {
+        let (i, now) = (event.a as usize, event.time);
+        self.balls.advance(i, now);
+        let ball = Ball::new(self.balls.position[i], self.balls.radius[i]);
+        let me = Body {
+            velocity: self.balls.velocity[i],
+            inverse_mass: self.balls.inverse_mass[i],
+            supported: self.balls.supported_at[i] == now,
+        };
+
+        let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
+        let (proximity, other, kind, entity, restitution) = match other_ball {
+            Some(j) => {
+                self.balls.advance(j, now);
+                let b = Ball::new(self.balls.position[j], self.balls.radius[j]);
+                let body = Body {
+                    velocity: self.balls.velocity[j],
+                    inverse_mass: self.balls.inverse_mass[j],
+                    supported: self.balls.supported_at[j] == now,
+                };
+                (
+                    b.proximity(&ball),
+                    body,
+                    PairKind::BallBall,
+                    self.balls.entity[j],
+                    self.balls.restitution[j],
+                )
+            }
+            None => {
+                let s = &self.statics[(event.b & !STATIC_BIT) as usize];
+                let body = Body {
+                    velocity: Vec3::ZERO,
+                    inverse_mass: 0.0,
+                    supported: true,
+                };
+                (
+                    s.shape.proximity(&ball),
+                    body,
+                    s.shape.kind(),
+                    s.entity,
+                    s.restitution,
+                )
+            }
+        };
+
+        let e = combine_restitution(self.balls.restitution[i], restitution);
+        let Some(response) = resolve(me, other, proximity.normal, e, rest_speed) else {
+            return false;
+        };
+        let n = proximity.normal;
+        let depth = proximity.depth();
+        self.balls.velocity[i] = response.velocity_a;
+        self.balls.counter[i] += 1;
+        if response.resting && other.supported {
+            self.balls.supported_at[i] = now;
+        }
+        match other_ball {
+            Some(j) => {
+                self.balls.velocity[j] = response.velocity_b;
+                self.balls.counter[j] += 1;
+                if response.resting && me.supported {
+                    self.balls.supported_at[j] = now;
+                }
+                // Push apart an overlap, by inverse mass
+                if depth > 0.0 {
+                    let (wa, wb) = (me.inverse_mass, other.inverse_mass);
+                    self.balls.position[i] += n * (depth * wa / (wa + wb));
+                    self.balls.position[j] -= n * (depth * wb / (wa + wb));
+                }
+            }
+            None if depth > 0.0 => self.balls.position[i] += n * depth,
+            None => {}
+        }
+
+        self.report.stats.count(kind);
+        self.report.events.push(CollisionEvent {
+            a: self.balls.entity[i],
+            b: entity,
+            kind,
+            time: now,
+            point: proximity.point,
+            normal: n,
+            impulse: response.impulse,
+        });
+
+        self.register(i, now, t_end);
+        self.predict(i, now, t_end, strategy, false);
+        if let Some(j) = other_ball {
+            self.register(j, now, t_end);
+            self.predict(j, now, t_end, strategy, false);
+        }
+        true
+    }
+
+    /// Measure the end state: overlaps, escapes, energy and momentum.
+    fn measure(&mut self) {
+        let mut deepest: Real = 0.0;
+        let mut escaped = 0;
+        for i in 0..self.balls.len() {
+            let ball = Ball::new(self.balls.position[i], self.balls.radius[i]);
+            let mut out = false;
+            self.candidates(i, |this, other| {
+                if other & STATIC_BIT != 0 {
+                    let shape = &this.statics[(other & !STATIC_BIT) as usize].shape;
+                    deepest = deepest.max(shape.proximity(&ball).depth());
+                    out |= shape.holds_centre(ball.center);
+                } else if (other as usize) > i {
+                    let j = other as usize;
+                    let b = Ball::new(this.balls.position[j], this.balls.radius[j]);
+                    deepest = deepest.max(b.proximity(&ball).depth());
+                }
+            });
+            escaped += u64::from(out);
+        }
+        let stats = &mut self.report.stats;
+        stats.max_penetration = deepest;
+        stats.escaped = escaped;
+        stats.kinetic_energy = self.balls.kinetic_energy();
+        stats.momentum = self.balls.momentum().to_array();
+    }
+
+    /// Write positions and velocities back, in the order they were gathered.
+    fn scatter(&mut self, world: &mut World) {
+        let query = world.query_mut::<(
+            Entity,
+            &mut Position,
+            &mut Velocity,
+            &Radius,
+            &Mass,
+            Option<&mut PreviousPosition>,
+        )>();
+        for (i, (entity, p, v, _, _, previous)) in query.into_iter().enumerate() {
+            debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
+            p.0 = self.balls.position[i];
+            v.0 = self.balls.velocity[i];
+            if let Some(previous) = previous {
+                previous.0 = self.balls.start[i];
+            }
+        }
+    }
+}
+
+fn cylinder_radius(cylinder: &Cylinder) -> Real {
+    match cylinder {
+        Cylinder::Capped(c) => c.radius,
+        Cylinder::Infinite(c) => c.radius,
+    }
+}
