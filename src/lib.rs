@@ -31,6 +31,7 @@
 
 pub mod geometry;
 pub mod math;
+pub mod scene;
 pub mod sim;
 pub mod sweeps;
 pub mod toi;

@@ -35,3 +35,19 @@ pub fn normalize_or(v: Vec3, fallback: Vec3) -> Vec3 {
         fallback
     }
 }
+
+/// Return a unit vector drawn uniformly from the sphere's directions.
+pub(crate) fn random_unit_vector(rng: &mut impl rand::Rng) -> Vec3 {
+    // Rejection from the cube keeps the directions uniform
+    loop {
+        let v = Vec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let length2 = v.length_squared();
+        if length2 > 1e-6 && length2 <= 1.0 {
+            return v / length2.sqrt();
+        }
+    }
+}

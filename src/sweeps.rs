@@ -12,7 +12,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, random_unit_vector};
 pub use crate::toi::PairKind;
 use crate::toi::{MovingBall, Strategy, Toi, ToiStrategy};
 
@@ -88,23 +88,23 @@ fn generate_one(kind: PairKind, rng: &mut Pcg64Mcg) -> SweepCase {
     let radius = rng.random_range(0.05..0.6);
     let target = match kind {
         PairKind::BallBall => Target::Ball(MovingBall::new(
-            unit_vector(rng) * rng.random_range(0.0..0.5),
+            random_unit_vector(rng) * rng.random_range(0.0..0.5),
             rng.random_range(0.05..0.6),
-            unit_vector(rng) * speed(rng) * 0.5,
+            random_unit_vector(rng) * speed(rng) * 0.5,
         )),
         PairKind::BallPlane => Target::Plane(
             Plane::new(
-                unit_vector(rng) * rng.random_range(0.0..0.5),
-                unit_vector(rng),
+                random_unit_vector(rng) * rng.random_range(0.0..0.5),
+                random_unit_vector(rng),
             )
             .expect("a unit normal"),
         ),
         PairKind::BallCylinder => {
-            let axis = unit_vector(rng);
+            let axis = random_unit_vector(rng);
             let cylinder_radius = rng.random_range(0.1..0.8);
             if rng.random_bool(0.75) {
                 let half = rng.random_range(0.1..1.0);
-                let center = unit_vector(rng) * rng.random_range(0.0..0.3);
+                let center = random_unit_vector(rng) * rng.random_range(0.0..0.3);
                 Target::Cylinder(Cylinder::Capped(
                     CappedCylinder::new(
                         center - axis * half,
@@ -125,13 +125,13 @@ fn generate_one(kind: PairKind, rng: &mut Pcg64Mcg) -> SweepCase {
     // Start outside, 1.5 to 4 from the origin, mostly aimed near the origin (some far off)
     let start = match &target {
         Target::Plane(plane) => {
-            let lateral = unit_vector(rng) * rng.random_range(0.0..2.0);
+            let lateral = random_unit_vector(rng) * rng.random_range(0.0..2.0);
             plane.point + lateral - plane.normal * plane.normal.dot(lateral)
                 + plane.normal * (radius + rng.random_range(0.01..3.0))
         }
-        _ => unit_vector(rng) * rng.random_range(1.5..4.0),
+        _ => random_unit_vector(rng) * rng.random_range(1.5..4.0),
     };
-    let aim = unit_vector(rng) * rng.random_range(0.0..1.2);
+    let aim = random_unit_vector(rng) * rng.random_range(0.0..1.2);
     let direction = crate::math::normalize_or(aim - start, Vec3::X);
     let ball = MovingBall::new(start, radius, direction * speed(rng));
     SweepCase {
@@ -146,24 +146,9 @@ fn speed(rng: &mut Pcg64Mcg) -> Real {
     10f64.powf(rng.random_range(-0.5..2.5))
 }
 
-/// A uniformly distributed unit vector.
-fn unit_vector(rng: &mut Pcg64Mcg) -> Vec3 {
-    loop {
-        let v = Vec3::new(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
-        let length2 = v.length_squared();
-        if length2 > 1e-6 && length2 <= 1.0 {
-            return v / length2.sqrt();
-        }
-    }
-}
-
 /// A convex polygon of 3 to 8 vertices on an ellipse in a random plane through the origin.
 fn random_polygon(rng: &mut Pcg64Mcg) -> ConvexPolygon {
-    let normal = unit_vector(rng);
+    let normal = random_unit_vector(rng);
     let u = normal.any_orthonormal_vector();
     let v = normal.cross(u);
     let (a, b) = (rng.random_range(0.3..1.2), rng.random_range(0.3..1.2));

@@ -42,15 +42,21 @@ impl Aabb {
     }
 }
 
+/// One registration: an item in a bucket, tagged with the item's counter at the time.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    item: u32,
+    stamp: u32,
+    next: u32,
+}
+
 /// The spatial hash: buckets of singly linked entries, rebuilt each step.
 #[derive(Debug, Default)]
 pub(crate) struct SpatialHash {
     inv_cell: Real,
     mask: u64,
     heads: Vec<u32>,
-    next: Vec<u32>,
-    items: Vec<u32>,
-    stamps: Vec<u32>,
+    entries: Vec<Entry>,
 }
 
 impl SpatialHash {
@@ -63,28 +69,29 @@ impl SpatialHash {
         self.mask = count as u64 - 1;
         self.heads.clear();
         self.heads.resize(count, NONE);
-        self.next.clear();
-        self.items.clear();
-        self.stamps.clear();
+        self.entries.clear();
     }
 
     /// Add `item` to `bucket`, tagged with `stamp` (the item's collision counter).
     #[inline]
     pub fn insert(&mut self, bucket: u32, item: u32, stamp: u32) {
-        let entry = self.items.len() as u32;
-        self.items.push(item);
-        self.stamps.push(stamp);
-        self.next.push(self.heads[bucket as usize]);
-        self.heads[bucket as usize] = entry;
+        let head = &mut self.heads[bucket as usize];
+        self.entries.push(Entry {
+            item,
+            stamp,
+            next: *head,
+        });
+        *head = (self.entries.len() - 1) as u32;
     }
 
     /// Call `visit(item, stamp)` for every entry of `bucket`.
     #[inline]
     pub fn for_each(&self, bucket: u32, mut visit: impl FnMut(u32, u32)) {
-        let mut entry = self.heads[bucket as usize];
-        while entry != NONE {
-            visit(self.items[entry as usize], self.stamps[entry as usize]);
-            entry = self.next[entry as usize];
+        let mut index = self.heads[bucket as usize];
+        while index != NONE {
+            let entry = self.entries[index as usize];
+            visit(entry.item, entry.stamp);
+            index = entry.next;
         }
     }
 
@@ -147,6 +154,23 @@ impl SpatialHash {
         Some(cells as usize)
     }
 
+    /// Return a key that orders points along a Z-order curve of the cells, so that points close
+    /// in space tend to be close in the order.
+    pub fn z_order(&self, p: Vec3) -> u64 {
+        // Spread the low 21 bits of each coordinate three apart
+        fn spread(v: i64) -> u64 {
+            let mut x = (v as u64) & 0x1f_ffff;
+            x = (x | x << 32) & 0x1f_0000_0000_ffff;
+            x = (x | x << 16) & 0x1f_0000_ff00_00ff;
+            x = (x | x << 8) & 0x100f_00f0_0f00_f00f;
+            x = (x | x << 4) & 0x10c3_0c30_c30c_30c3;
+            x = (x | x << 2) & 0x1249_2492_4924_9249;
+            x
+        }
+        let [x, y, z] = self.cell_of(p);
+        spread(x) | spread(y) << 1 | spread(z) << 2
+    }
+
     /// Return the integer cell of `p` (saturating far away, which only merges far cells).
     #[inline]
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
@@ -157,11 +181,15 @@ impl SpatialHash {
     /// Return the bucket of a cell.
     #[inline]
     fn bucket(&self, [x, y, z]: [i64; 3]) -> u32 {
-        // Multiply-xorshift mixing of the three coordinates
-        let mut h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        h ^= (z as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
-        h ^= h >> 29;
+        // Combine, then the 64-bit finaliser of MurmurHash3
+        let mut h = (x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (y as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (z as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+        h ^= h >> 33;
         (h & self.mask) as u32
     }
 }

@@ -174,26 +174,41 @@ struct Static {
     entity: Entity,
     shape: StaticShape,
     restitution: Real,
+    /// Tested against every ball rather than registered in the spatial hash.
+    everywhere: bool,
+}
+
+/// The state of one ball during a step.
+#[derive(Clone, Copy, Debug)]
+struct BallBody {
+    position: Vec3,
+    velocity: Vec3,
+    radius: Real,
+    /// The time `position` refers to: each ball keeps its own clock.
+    clock: Real,
+    inverse_mass: Real,
+    restitution: Real,
+    /// The instant the ball last came to rest on a support (NaN: not this step).
+    supported_at: Real,
+    /// Collisions so far this step; events predicted before the last one are stale.
+    counter: u32,
+}
+
+impl BallBody {
+    /// Where the ball is at `now` on its current path.
+    #[inline]
+    fn position_at(&self, now: Real) -> Vec3 {
+        self.position + self.velocity * (now - self.clock)
+    }
 }
 
 /// The balls of one step, as arrays.
 #[derive(Debug, Default)]
 struct Balls {
     entity: Vec<Entity>,
-    position: Vec<Vec3>,
-    velocity: Vec<Vec3>,
-    radius: Vec<Real>,
-    inverse_mass: Vec<Real>,
-    restitution: Vec<Real>,
-    /// The time `position` refers to: each ball keeps its own clock.
-    clock: Vec<Real>,
-    /// Collisions so far this step; events predicted before the last one are stale.
-    counter: Vec<u32>,
-    /// The instant the ball last came to rest on a support (NaN: not this step).
-    supported_at: Vec<Real>,
+    /// What the event loop reads and writes, kept together for the cache.
+    body: Vec<BallBody>,
     start: Vec<Vec3>,
-    /// The box of the registered path.
-    aabb: Vec<Aabb>,
     /// The registered buckets: a range of the bucket pool.
     buckets: Vec<(u32, u32)>,
     /// The registered path covers too many cells: tested against every ball.
@@ -203,16 +218,8 @@ struct Balls {
 impl Balls {
     fn clear(&mut self) {
         self.entity.clear();
-        self.position.clear();
-        self.velocity.clear();
-        self.radius.clear();
-        self.inverse_mass.clear();
-        self.restitution.clear();
-        self.clock.clear();
-        self.counter.clear();
-        self.supported_at.clear();
+        self.body.clear();
         self.start.clear();
-        self.aabb.clear();
         self.buckets.clear();
         self.roaming.clear();
     }
@@ -224,29 +231,34 @@ impl Balls {
     /// The ball as a moving ball whose `t = 0` is `now`.
     #[inline]
     fn moving(&self, i: usize, now: Real) -> MovingBall {
-        MovingBall::new(
-            self.position[i] + self.velocity[i] * (now - self.clock[i]),
-            self.radius[i],
-            self.velocity[i],
-        )
+        let b = &self.body[i];
+        MovingBall::new(b.position_at(now), b.radius, b.velocity)
+    }
+
+    /// The box of the ball's path from `now` to `t_end`.
+    #[inline]
+    fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
+        let b = &self.body[i];
+        let from = b.position_at(now);
+        Aabb::of_path(from, from + b.velocity * (t_end - now), b.radius)
     }
 
     #[inline]
     fn advance(&mut self, i: usize, now: Real) {
-        self.position[i] += self.velocity[i] * (now - self.clock[i]);
-        self.clock[i] = now;
+        let b = &mut self.body[i];
+        b.position = b.position_at(now);
+        b.clock = now;
     }
 
     fn kinetic_energy(&self) -> Real {
-        (0..self.len())
-            .map(|i| 0.5 * self.velocity[i].length_squared() / self.inverse_mass[i])
+        self.body
+            .iter()
+            .map(|b| 0.5 * b.velocity.length_squared() / b.inverse_mass)
             .sum()
     }
 
     fn momentum(&self) -> Vec3 {
-        (0..self.len())
-            .map(|i| self.velocity[i] / self.inverse_mass[i])
-            .sum()
+        self.body.iter().map(|b| b.velocity / b.inverse_mass).sum()
     }
 }
 
@@ -331,6 +343,13 @@ pub struct Stepper {
     stamp: u32,
     /// Scratch list of candidates.
     found: Vec<u32>,
+    /// The balls in memory order: gathered index of each.
+    order: Vec<u32>,
+    /// Every pair asked about this step (statics tested everywhere apart): any pair that
+    /// overlaps at the end of the step is among them.
+    pairs: Vec<(u32, u32)>,
+    /// Per ball: its centre ended behind a plane or inside a cylinder.
+    escaped: Vec<bool>,
 }
 
 impl Stepper {
@@ -375,8 +394,8 @@ impl Stepper {
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
-        for v in &mut self.balls.velocity {
-            *v += gravity * dt;
+        for body in &mut self.balls.body {
+            body.velocity += gravity * dt;
         }
 
         self.build_broadphase(dt);
@@ -445,14 +464,16 @@ impl Stepper {
                 return Err(bad("restitution", "a number from 0 to 1"));
             }
             balls.entity.push(entity);
-            balls.position.push(p.0);
-            balls.velocity.push(v.0);
-            balls.radius.push(r.0);
-            balls.inverse_mass.push(1.0 / m.0);
-            balls.restitution.push(restitution);
-            balls.clock.push(0.0);
-            balls.counter.push(0);
-            balls.supported_at.push(Real::NAN);
+            balls.body.push(BallBody {
+                position: p.0,
+                velocity: v.0,
+                radius: r.0,
+                clock: 0.0,
+                inverse_mass: 1.0 / m.0,
+                restitution,
+                supported_at: Real::NAN,
+                counter: 0,
+            });
             balls.start.push(p.0);
         }
 
@@ -472,6 +493,7 @@ impl Stepper {
                 entity,
                 shape: StaticShape::Plane(*plane),
                 restitution: restitution(e),
+                everywhere: false,
             });
         }
         for (entity, cylinder, e) in world.query_mut::<(Entity, &Cylinder, Option<&Restitution>)>()
@@ -495,6 +517,7 @@ impl Stepper {
                 entity,
                 shape: StaticShape::Cylinder(*cylinder),
                 restitution: restitution(e),
+                everywhere: false,
             });
         }
         for (entity, polygon, e) in
@@ -504,6 +527,7 @@ impl Stepper {
                 entity,
                 shape: StaticShape::Polygon(polygon.clone()),
                 restitution: restitution(e),
+                everywhere: false,
             });
         }
         if let Some(s) = self
@@ -523,7 +547,7 @@ impl Stepper {
     fn build_broadphase(&mut self, dt: Real) {
         let n = self.balls.len();
         let reach: Real = (0..n)
-            .map(|i| 2.0 * self.balls.radius[i] + self.balls.velocity[i].length() * dt)
+            .map(|i| 2.0 * self.balls.body[i].radius + self.balls.body[i].velocity.length() * dt)
             .sum::<Real>()
             / n.max(1) as Real;
         let cell = if reach.is_finite() && reach > 0.0 {
@@ -531,8 +555,10 @@ impl Stepper {
         } else {
             1.0
         };
-        self.hash.reset(cell, 16 * n + 1024);
+        self.hash.reset(cell, 2 * n + 1024);
+        self.sort_spatially();
         self.bucket_pool.clear();
+        self.pairs.clear();
         self.roaming.clear();
         self.everywhere.clear();
         self.seen_ball.clear();
@@ -554,11 +580,11 @@ impl Stepper {
                 self.bucket_pool.truncate(start);
             } else {
                 self.everywhere.push(k as u32);
+                self.statics[k].everywhere = true;
             }
         }
 
         let balls = &mut self.balls;
-        balls.aabb.resize(n, Aabb::default());
         balls.buckets.resize(n, (0, 0));
         balls.roaming.resize(n, false);
         for i in 0..n {
@@ -566,13 +592,32 @@ impl Stepper {
         }
     }
 
+    /// Reorder the balls along a Z-order curve of their cells, so that neighbours in space are
+    /// neighbours in memory. The key includes the gathered index, so the order is the same
+    /// whatever order the sort starts from (last step's, which makes it nearly sorted already).
+    fn sort_spatially(&mut self) {
+        let n = self.balls.len();
+        if self.order.len() != n {
+            self.order.clear();
+            self.order.extend(0..n as u32);
+        }
+        let keys: Vec<(u64, u32)> = (0..n)
+            .map(|w| (self.hash.z_order(self.balls.body[w].position), w as u32))
+            .collect();
+        self.order.sort_by_key(|&w| keys[w as usize]);
+        let order = &self.order;
+        let balls = &mut self.balls;
+        permute(&mut balls.entity, order);
+        permute(&mut balls.body, order);
+        permute(&mut balls.start, order);
+    }
+
     /// Register ball `i`'s path from `now` to `t_end` in the spatial hash.
     fn register(&mut self, i: usize, now: Real, t_end: Real) {
         let balls = &mut self.balls;
-        let from = balls.position[i] + balls.velocity[i] * (now - balls.clock[i]);
-        let to = from + balls.velocity[i] * (t_end - now);
-        let radius = balls.radius[i];
-        balls.aabb[i] = Aabb::of_path(from, to, radius);
+        let from = balls.body[i].position + balls.body[i].velocity * (now - balls.body[i].clock);
+        let to = from + balls.body[i].velocity * (t_end - now);
+        let radius = balls.body[i].radius;
         let start = self.bucket_pool.len();
         match self
             .hash
@@ -581,7 +626,7 @@ impl Stepper {
             Some(_) => {
                 balls.roaming[i] = false;
                 for &bucket in &self.bucket_pool[start..] {
-                    self.hash.insert(bucket, i as u32, balls.counter[i]);
+                    self.hash.insert(bucket, i as u32, balls.body[i].counter);
                 }
                 balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
             }
@@ -623,7 +668,9 @@ impl Stepper {
                     }
                     let j = item as usize;
                     // Stale entry, itself, or seen
-                    if entry_stamp != self.balls.counter[j] || j == i || self.seen_ball[j] == stamp
+                    if entry_stamp != self.balls.body[j].counter
+                        || j == i
+                        || self.seen_ball[j] == stamp
                     {
                         return;
                     }
@@ -662,16 +709,21 @@ impl Stepper {
         first: bool,
     ) {
         let me = self.balls.moving(i, now);
+        let my_box = self.balls.path_box(i, now, t_end);
         let t_max = t_end - now;
         self.candidates(i, |this, other| {
             let toi = if other & STATIC_BIT != 0 {
                 let k = (other & !STATIC_BIT) as usize;
+                if !this.statics[k].everywhere {
+                    this.pairs.push((i as u32, other));
+                }
                 this.statics[k].shape.toi(strategy, &me, t_max)
             } else {
                 let j = other as usize;
-                if (first && j < i) || !this.balls.aabb[i].overlaps(&this.balls.aabb[j]) {
+                if (first && j < i) || !my_box.overlaps(&this.balls.path_box(j, now, t_end)) {
                     return;
                 }
+                this.pairs.push((i as u32, other));
                 strategy.ball_ball(&me, &this.balls.moving(j, now), t_max)
             };
             this.report.stats.toi_queries += 1;
@@ -696,7 +748,7 @@ impl Stepper {
                 let other_velocity = if other & STATIC_BIT != 0 {
                     Vec3::ZERO
                 } else {
-                    self.balls.velocity[other as usize]
+                    self.balls.body[other as usize].velocity
                 };
                 if (me.velocity - other_velocity).dot(contact.normal) >= 0.0 {
                     return;
@@ -708,20 +760,21 @@ impl Stepper {
         let count_b = if other & STATIC_BIT != 0 {
             0
         } else {
-            self.balls.counter[other as usize]
+            self.balls.body[other as usize].counter
         };
         self.heap.push(Reverse(Event {
             time,
             a: i as u32,
             b: other,
-            count_a: self.balls.counter[i],
+            count_a: self.balls.body[i].counter,
             count_b,
         }));
     }
 
     fn is_current(&self, event: &Event) -> bool {
-        self.balls.counter[event.a as usize] == event.count_a
-            && (event.b & STATIC_BIT != 0 || self.balls.counter[event.b as usize] == event.count_b)
+        self.balls.body[event.a as usize].counter == event.count_a
+            && (event.b & STATIC_BIT != 0
+                || self.balls.body[event.b as usize].counter == event.count_b)
     }
 
     /// Resolve one event; false when the pair turned out not to be approaching.
@@ -734,29 +787,29 @@ impl Stepper {
     ) -> bool {
         let (i, now) = (event.a as usize, event.time);
         self.balls.advance(i, now);
-        let ball = Ball::new(self.balls.position[i], self.balls.radius[i]);
+        let ball = Ball::new(self.balls.body[i].position, self.balls.body[i].radius);
         let me = Body {
-            velocity: self.balls.velocity[i],
-            inverse_mass: self.balls.inverse_mass[i],
-            supported: self.balls.supported_at[i] == now,
+            velocity: self.balls.body[i].velocity,
+            inverse_mass: self.balls.body[i].inverse_mass,
+            supported: self.balls.body[i].supported_at == now,
         };
 
         let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
         let (proximity, other, kind, entity, restitution) = match other_ball {
             Some(j) => {
                 self.balls.advance(j, now);
-                let b = Ball::new(self.balls.position[j], self.balls.radius[j]);
+                let b = Ball::new(self.balls.body[j].position, self.balls.body[j].radius);
                 let body = Body {
-                    velocity: self.balls.velocity[j],
-                    inverse_mass: self.balls.inverse_mass[j],
-                    supported: self.balls.supported_at[j] == now,
+                    velocity: self.balls.body[j].velocity,
+                    inverse_mass: self.balls.body[j].inverse_mass,
+                    supported: self.balls.body[j].supported_at == now,
                 };
                 (
                     b.proximity(&ball),
                     body,
                     PairKind::BallBall,
                     self.balls.entity[j],
-                    self.balls.restitution[j],
+                    self.balls.body[j].restitution,
                 )
             }
             None => {
@@ -776,32 +829,32 @@ impl Stepper {
             }
         };
 
-        let e = combine_restitution(self.balls.restitution[i], restitution);
+        let e = combine_restitution(self.balls.body[i].restitution, restitution);
         let Some(response) = resolve(me, other, proximity.normal, e, rest_speed) else {
             return false;
         };
         let n = proximity.normal;
         let depth = proximity.depth();
-        self.balls.velocity[i] = response.velocity_a;
-        self.balls.counter[i] += 1;
+        self.balls.body[i].velocity = response.velocity_a;
+        self.balls.body[i].counter += 1;
         if response.resting && other.supported {
-            self.balls.supported_at[i] = now;
+            self.balls.body[i].supported_at = now;
         }
         match other_ball {
             Some(j) => {
-                self.balls.velocity[j] = response.velocity_b;
-                self.balls.counter[j] += 1;
+                self.balls.body[j].velocity = response.velocity_b;
+                self.balls.body[j].counter += 1;
                 if response.resting && me.supported {
-                    self.balls.supported_at[j] = now;
+                    self.balls.body[j].supported_at = now;
                 }
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
                     let (wa, wb) = (me.inverse_mass, other.inverse_mass);
-                    self.balls.position[i] += n * (depth * wa / (wa + wb));
-                    self.balls.position[j] -= n * (depth * wb / (wa + wb));
+                    self.balls.body[i].position += n * (depth * wa / (wa + wb));
+                    self.balls.body[j].position -= n * (depth * wb / (wa + wb));
                 }
             }
-            None if depth > 0.0 => self.balls.position[i] += n * depth,
+            None if depth > 0.0 => self.balls.body[i].position += n * depth,
             None => {}
         }
 
@@ -827,32 +880,39 @@ impl Stepper {
 
     /// Measure the end state: overlaps, escapes, energy and momentum.
     fn measure(&mut self) {
+        let balls = &self.balls;
+        let ball = |i: usize| Ball::new(balls.body[i].position, balls.body[i].radius);
         let mut deepest: Real = 0.0;
-        let mut escaped = 0;
-        for i in 0..self.balls.len() {
-            let ball = Ball::new(self.balls.position[i], self.balls.radius[i]);
-            let mut out = false;
-            self.candidates(i, |this, other| {
-                if other & STATIC_BIT != 0 {
-                    let shape = &this.statics[(other & !STATIC_BIT) as usize].shape;
-                    deepest = deepest.max(shape.proximity(&ball).depth());
-                    out |= shape.holds_centre(ball.center);
-                } else if (other as usize) > i {
-                    let j = other as usize;
-                    let b = Ball::new(this.balls.position[j], this.balls.radius[j]);
-                    deepest = deepest.max(b.proximity(&ball).depth());
-                }
-            });
-            escaped += u64::from(out);
+        let escaped = &mut self.escaped;
+        escaped.clear();
+        escaped.resize(balls.len(), false);
+        let mut against_static = |i: usize, shape: &StaticShape| {
+            let b = ball(i);
+            escaped[i] |= shape.holds_centre(b.center);
+            shape.proximity(&b).depth()
+        };
+        for i in 0..balls.len() {
+            for &k in &self.everywhere {
+                deepest = deepest.max(against_static(i, &self.statics[k as usize].shape));
+            }
+        }
+        for &(i, other) in &self.pairs {
+            let i = i as usize;
+            let depth = if other & STATIC_BIT != 0 {
+                against_static(i, &self.statics[(other & !STATIC_BIT) as usize].shape)
+            } else {
+                ball(other as usize).proximity(&ball(i)).depth()
+            };
+            deepest = deepest.max(depth);
         }
         let stats = &mut self.report.stats;
         stats.max_penetration = deepest;
-        stats.escaped = escaped;
+        stats.escaped = self.escaped.iter().filter(|&&e| e).count() as u64;
         stats.kinetic_energy = self.balls.kinetic_energy();
         stats.momentum = self.balls.momentum().to_array();
     }
 
-    /// Write positions and velocities back, in the order they were gathered.
+    /// Write positions and velocities back, through the order they were gathered in.
     fn scatter(&mut self, world: &mut World) {
         let query = world.query_mut::<(
             Entity,
@@ -862,15 +922,25 @@ impl Stepper {
             &Mass,
             Option<&mut PreviousPosition>,
         )>();
-        for (i, (entity, p, v, _, _, previous)) in query.into_iter().enumerate() {
+        let mut rank = vec![0u32; self.order.len()];
+        for (k, &w) in self.order.iter().enumerate() {
+            rank[w as usize] = k as u32;
+        }
+        for (w, (entity, p, v, _, _, previous)) in query.into_iter().enumerate() {
+            let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
-            p.0 = self.balls.position[i];
-            v.0 = self.balls.velocity[i];
+            p.0 = self.balls.body[i].position;
+            v.0 = self.balls.body[i].velocity;
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
             }
         }
     }
+}
+
+/// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`.
+fn permute<T: Copy>(items: &mut Vec<T>, order: &[u32]) {
+    *items = order.iter().map(|&w| items[w as usize]).collect();
 }
 
 fn cylinder_radius(cylinder: &Cylinder) -> Real {

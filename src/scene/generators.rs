@@ -1,0 +1,218 @@
+//! Seeded generators of non-overlapping balls in a box.
+
+use std::fmt;
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::math::{Real, Vec3, random_unit_vector};
+use crate::sim::BallDef;
+
+/// Most balls one generator may place; more is refused before anything is allocated.
+pub const MAX_GENERATED: u64 = 10_000_000;
+
+/// Why a generator cannot place its balls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeneratorError {
+    /// The count is zero or above [`MAX_GENERATED`].
+    Count(u64),
+    /// A number is not finite, a radius or speed is negative or zero where it must be positive,
+    /// or the box is empty.
+    Value(&'static str),
+    /// The balls do not fit in the box without overlapping.
+    DoesNotFit {
+        /// Balls asked for.
+        count: u64,
+        /// Balls that fit.
+        fits: u64,
+    },
+}
+
+impl fmt::Display for GeneratorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Count(n) => write!(
+                f,
+                "count is {n}; allowed: 1 to {MAX_GENERATED} balls per generator"
+            ),
+            Self::Value(what) => write!(f, "{what}"),
+            Self::DoesNotFit { count, fits } => write!(
+                f,
+                "{count} balls do not fit in the box without overlapping; at most {fits} fit: \
+                 allowed: a smaller count or radius, or a larger box"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GeneratorError {}
+
+/// Return the side of a cube holding `count` balls of `radius` at `fraction` of its volume.
+///
+/// The elastic gases of the benchmarks fill 5% (`fraction = 0.05`).
+#[must_use]
+pub fn gas_box_side(count: u64, radius: Real, fraction: Real) -> Real {
+    (count as Real * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3) / fraction).cbrt()
+}
+
+/// Place `count` balls of `radius` on a regular lattice filling the box `min..max`, each moving
+/// at `speed` in a direction drawn from `seed`.
+///
+/// The lattice has as many sites as needed along each axis in proportion to the box's sides;
+/// balls take the sites in order (x fastest), every ball entirely inside the box and at least a
+/// hair apart. Fails when the count is out of range, a value is bad, or they do not fit.
+pub fn lattice(
+    min: Vec3,
+    max: Vec3,
+    count: u64,
+    radius: Real,
+    speed: Real,
+    seed: u64,
+) -> Result<Vec<BallDef>, GeneratorError> {
+    check(min, max, count, radius, speed)?;
+    let inner = max - min - Vec3::splat(2.0 * radius);
+    // Sites per axis: at least 1, spaced at least 2r (plus a hair) apart
+    let spacing_needed = 2.0 * radius * (1.0 + 1e-9);
+    let capacity = |axis: Real| (axis / spacing_needed).floor() as u64 + 1;
+    let caps = [capacity(inner.x), capacity(inner.y), capacity(inner.z)];
+    let fits = caps[0].saturating_mul(caps[1]).saturating_mul(caps[2]);
+    if count > fits {
+        return Err(GeneratorError::DoesNotFit { count, fits });
+    }
+    // The smallest cube-like grid with enough sites, within the capacities
+    let volume =
+        inner.x.max(spacing_needed) * inner.y.max(spacing_needed) * inner.z.max(spacing_needed);
+    let per_length = (count as Real / volume).cbrt();
+    let mut sites = [0u64; 3];
+    for (k, side) in [inner.x, inner.y, inner.z].into_iter().enumerate() {
+        sites[k] = ((side.max(spacing_needed) * per_length).ceil() as u64).clamp(1, caps[k]);
+    }
+    // Grow the axes with room until there are enough sites
+    while sites[0] * sites[1] * sites[2] < count {
+        let k = (0..3)
+            .filter(|&k| sites[k] < caps[k])
+            .min_by_key(|&k| sites[k])
+            .expect("the count fits, so some axis has room");
+        sites[k] += 1;
+    }
+    let step = |k: usize, side: Real| {
+        if sites[k] > 1 {
+            side / (sites[k] - 1) as Real
+        } else {
+            0.0
+        }
+    };
+    let steps = Vec3::new(step(0, inner.x), step(1, inner.y), step(2, inner.z));
+    let offset = Vec3::new(
+        if sites[0] == 1 { inner.x / 2.0 } else { 0.0 },
+        if sites[1] == 1 { inner.y / 2.0 } else { 0.0 },
+        if sites[2] == 1 { inner.z / 2.0 } else { 0.0 },
+    );
+    let origin = min + Vec3::splat(radius) + offset;
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    Ok((0..count)
+        .map(|n| {
+            let (x, y, z) = (
+                n % sites[0],
+                n / sites[0] % sites[1],
+                n / (sites[0] * sites[1]),
+            );
+            let position = origin + steps * Vec3::new(x as Real, y as Real, z as Real);
+            BallDef::new(position, radius).velocity(random_unit_vector(&mut rng) * speed)
+        })
+        .collect())
+}
+
+/// Place `count` balls of `radius` at random in the box `min..max`, none overlapping, each
+/// moving at `speed` in a random direction, all drawn from `seed`.
+///
+/// Rejection sampling on a grid of cells; fails when the count is out of range or a value is
+/// bad, or when the box is packed beyond 30% of its volume (random placement jams well before
+/// the densest packing).
+pub fn random_block(
+    min: Vec3,
+    max: Vec3,
+    count: u64,
+    radius: Real,
+    speed: Real,
+    seed: u64,
+) -> Result<Vec<BallDef>, GeneratorError> {
+    check(min, max, count, radius, speed)?;
+    let inner = max - min - Vec3::splat(2.0 * radius);
+    let ball_volume = 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+    let box_volume = (max - min).x * (max - min).y * (max - min).z;
+    let fits = (0.3 * box_volume / ball_volume).floor() as u64;
+    if count > fits {
+        return Err(GeneratorError::DoesNotFit { count, fits });
+    }
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let cell = 2.0 * radius;
+    let mut grid: std::collections::HashMap<[i64; 3], Vec<Vec3>> = Default::default();
+    let cell_of = |p: Vec3| {
+        let c = ((p - min) / cell).floor();
+        [c.x as i64, c.y as i64, c.z as i64]
+    };
+    let mut balls = Vec::with_capacity(count as usize);
+    let mut tries = 0u64;
+    while (balls.len() as u64) < count {
+        tries += 1;
+        if tries > 1000 * count + 10_000 {
+            return Err(GeneratorError::DoesNotFit {
+                count,
+                fits: balls.len() as u64,
+            });
+        }
+        let p = min
+            + Vec3::splat(radius)
+            + Vec3::new(
+                rng.random::<Real>() * inner.x,
+                rng.random::<Real>() * inner.y,
+                rng.random::<Real>() * inner.z,
+            );
+        let c = cell_of(p);
+        let clear = (-1..=1).all(|dx| {
+            (-1..=1).all(|dy| {
+                (-1..=1).all(|dz| {
+                    grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz])
+                        .is_none_or(|others| {
+                            others
+                                .iter()
+                                .all(|q| (p - *q).length_squared() > cell * cell * (1.0 + 1e-9))
+                        })
+                })
+            })
+        });
+        if clear {
+            grid.entry(c).or_default().push(p);
+            balls.push(BallDef::new(p, radius).velocity(random_unit_vector(&mut rng) * speed));
+        }
+    }
+    Ok(balls)
+}
+
+fn check(
+    min: Vec3,
+    max: Vec3,
+    count: u64,
+    radius: Real,
+    speed: Real,
+) -> Result<(), GeneratorError> {
+    if count == 0 || count > MAX_GENERATED {
+        return Err(GeneratorError::Count(count));
+    }
+    if !(min.is_finite() && max.is_finite()) {
+        return Err(GeneratorError::Value("min and max must be finite"));
+    }
+    if !(radius.is_finite() && radius > 0.0) {
+        return Err(GeneratorError::Value("radius must be a finite number > 0"));
+    }
+    if !(speed.is_finite() && speed >= 0.0) {
+        return Err(GeneratorError::Value("speed must be a finite number >= 0"));
+    }
+    if !(max - min).cmpge(Vec3::splat(2.0 * radius)).all() {
+        return Err(GeneratorError::Value(
+            "the box must be at least one ball diameter wide along every axis (max - min >= 2 radius)",
+        ));
+    }
+    Ok(())
+}
