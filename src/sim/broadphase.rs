@@ -9,6 +9,10 @@
 //! ball costs cells along its path, not the volume of its bounding box. A ball that changes
 //! course registers again; its old entries go stale with its collision counter and are skipped,
 //! never searched for and removed.
+//!
+//! The registrations made at the start of a step are laid out bucket by bucket in one array
+//! (a counting sort), so scanning a bucket reads consecutive memory; only the few made after
+//! collisions go into per-bucket linked lists.
 
 use crate::math::{Real, Vec3};
 
@@ -50,11 +54,18 @@ struct Entry {
     next: u32,
 }
 
-/// The spatial hash: buckets of singly linked entries, rebuilt each step.
+/// The spatial hash, rebuilt each step: a bulk part laid out by bucket, and linked lists for
+/// what is added later.
 #[derive(Debug, Default)]
 pub(crate) struct SpatialHash {
     inv_cell: Real,
     mask: u64,
+    /// Bulk part: bucket `b` holds `bulk[starts[b]..starts[b + 1]]` as (item, stamp).
+    starts: Vec<u32>,
+    bulk: Vec<(u32, u32)>,
+    /// Registrations waiting for [`SpatialHash::finish_bulk`], as (bucket, item, stamp).
+    staged: Vec<(u32, u32, u32)>,
+    bulk_open: bool,
     heads: Vec<u32>,
     entries: Vec<Entry>,
 }
@@ -70,11 +81,41 @@ impl SpatialHash {
         self.heads.clear();
         self.heads.resize(count, NONE);
         self.entries.clear();
+        self.starts.clear();
+        self.starts.resize(count + 1, 0);
+        self.bulk.clear();
+        self.staged.clear();
+        self.bulk_open = true;
+    }
+
+    /// Lay out everything inserted since [`SpatialHash::reset`] bucket by bucket; later
+    /// insertions go into linked lists.
+    pub fn finish_bulk(&mut self) {
+        let buckets = self.heads.len();
+        for &(bucket, _, _) in &self.staged {
+            self.starts[bucket as usize + 1] += 1;
+        }
+        for b in 0..buckets {
+            self.starts[b + 1] += self.starts[b];
+        }
+        self.bulk.resize(self.staged.len(), (0, 0));
+        let mut fill = self.starts.clone();
+        for &(bucket, item, stamp) in &self.staged {
+            let slot = &mut fill[bucket as usize];
+            self.bulk[*slot as usize] = (item, stamp);
+            *slot += 1;
+        }
+        self.staged.clear();
+        self.bulk_open = false;
     }
 
     /// Add `item` to `bucket`, tagged with `stamp` (the item's collision counter).
     #[inline]
     pub fn insert(&mut self, bucket: u32, item: u32, stamp: u32) {
+        if self.bulk_open {
+            self.staged.push((bucket, item, stamp));
+            return;
+        }
         let head = &mut self.heads[bucket as usize];
         self.entries.push(Entry {
             item,
@@ -87,6 +128,14 @@ impl SpatialHash {
     /// Call `visit(item, stamp)` for every entry of `bucket`.
     #[inline]
     pub fn for_each(&self, bucket: u32, mut visit: impl FnMut(u32, u32)) {
+        debug_assert!(!self.bulk_open, "finish_bulk first");
+        let (from, to) = (
+            self.starts[bucket as usize] as usize,
+            self.starts[bucket as usize + 1] as usize,
+        );
+        for &(item, stamp) in &self.bulk[from..to] {
+            visit(item, stamp);
+        }
         let mut index = self.heads[bucket as usize];
         while index != NONE {
             let entry = self.entries[index as usize];

@@ -190,8 +190,6 @@ struct BallBody {
     restitution: Real,
     /// The instant the ball last came to rest on a support (NaN: not this step).
     supported_at: Real,
-    /// Collisions so far this step; events predicted before the last one are stale.
-    counter: u32,
 }
 
 impl BallBody {
@@ -208,6 +206,9 @@ struct Balls {
     entity: Vec<Entity>,
     /// What the event loop reads and writes, kept together for the cache.
     body: Vec<BallBody>,
+    /// Collisions so far this step; events and registrations made before the last one are
+    /// stale. Apart from the bodies so that the broad phase filters without touching them.
+    counter: Vec<u32>,
     start: Vec<Vec3>,
     /// The registered buckets: a range of the bucket pool.
     buckets: Vec<(u32, u32)>,
@@ -219,6 +220,7 @@ impl Balls {
     fn clear(&mut self) {
         self.entity.clear();
         self.body.clear();
+        self.counter.clear();
         self.start.clear();
         self.buckets.clear();
         self.roaming.clear();
@@ -472,8 +474,8 @@ impl Stepper {
                 inverse_mass: 1.0 / m.0,
                 restitution,
                 supported_at: Real::NAN,
-                counter: 0,
             });
+            balls.counter.push(0);
             balls.start.push(p.0);
         }
 
@@ -590,6 +592,7 @@ impl Stepper {
         for i in 0..n {
             self.register(i, 0.0, dt);
         }
+        self.hash.finish_bulk();
     }
 
     /// Reorder the balls along a Z-order curve of their cells, so that neighbours in space are
@@ -626,7 +629,7 @@ impl Stepper {
             Some(_) => {
                 balls.roaming[i] = false;
                 for &bucket in &self.bucket_pool[start..] {
-                    self.hash.insert(bucket, i as u32, balls.body[i].counter);
+                    self.hash.insert(bucket, i as u32, balls.counter[i]);
                 }
                 balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
             }
@@ -668,9 +671,7 @@ impl Stepper {
                     }
                     let j = item as usize;
                     // Stale entry, itself, or seen
-                    if entry_stamp != self.balls.body[j].counter
-                        || j == i
-                        || self.seen_ball[j] == stamp
+                    if entry_stamp != self.balls.counter[j] || j == i || self.seen_ball[j] == stamp
                     {
                         return;
                     }
@@ -760,21 +761,20 @@ impl Stepper {
         let count_b = if other & STATIC_BIT != 0 {
             0
         } else {
-            self.balls.body[other as usize].counter
+            self.balls.counter[other as usize]
         };
         self.heap.push(Reverse(Event {
             time,
             a: i as u32,
             b: other,
-            count_a: self.balls.body[i].counter,
+            count_a: self.balls.counter[i],
             count_b,
         }));
     }
 
     fn is_current(&self, event: &Event) -> bool {
-        self.balls.body[event.a as usize].counter == event.count_a
-            && (event.b & STATIC_BIT != 0
-                || self.balls.body[event.b as usize].counter == event.count_b)
+        self.balls.counter[event.a as usize] == event.count_a
+            && (event.b & STATIC_BIT != 0 || self.balls.counter[event.b as usize] == event.count_b)
     }
 
     /// Resolve one event; false when the pair turned out not to be approaching.
@@ -836,14 +836,14 @@ impl Stepper {
         let n = proximity.normal;
         let depth = proximity.depth();
         self.balls.body[i].velocity = response.velocity_a;
-        self.balls.body[i].counter += 1;
+        self.balls.counter[i] += 1;
         if response.resting && other.supported {
             self.balls.body[i].supported_at = now;
         }
         match other_ball {
             Some(j) => {
                 self.balls.body[j].velocity = response.velocity_b;
-                self.balls.body[j].counter += 1;
+                self.balls.counter[j] += 1;
                 if response.resting && me.supported {
                     self.balls.body[j].supported_at = now;
                 }
