@@ -113,7 +113,7 @@ async fn windowed(frames: Option<u64>) {
             draw_circle(p.x, p.y, 0.1 * scale, ORANGE);
         }
         draw_text(
-            &format!(
+            format!(
                 "t = {:.2} s, {} steps, {:.0} fps",
                 sim.time(),
                 sim.steps(),
