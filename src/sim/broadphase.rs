@@ -60,14 +60,21 @@ struct Entry {
 pub(crate) struct SpatialHash {
     inv_cell: Real,
     mask: u64,
-    /// Bulk part: bucket `b` holds `bulk[starts[b]..starts[b + 1]]` as (item, stamp).
-    starts: Vec<u32>,
+    /// Per bucket, and one more: where its bulk part starts (it ends where the next one's
+    /// starts), and the head of its linked list. Together so that one read brings both.
+    slots: Vec<Slot>,
     bulk: Vec<(u32, u32)>,
     /// Registrations waiting for [`SpatialHash::finish_bulk`], as (bucket, item, stamp).
     staged: Vec<(u32, u32, u32)>,
     bulk_open: bool,
-    heads: Vec<u32>,
     entries: Vec<Entry>,
+}
+
+/// A bucket's bulk start and linked-list head.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    start: u32,
+    head: u32,
 }
 
 impl SpatialHash {
@@ -78,11 +85,15 @@ impl SpatialHash {
         self.inv_cell = 1.0 / cell;
         let count = buckets.max(64).next_power_of_two();
         self.mask = count as u64 - 1;
-        self.heads.clear();
-        self.heads.resize(count, NONE);
+        self.slots.clear();
+        self.slots.resize(
+            count + 1,
+            Slot {
+                start: 0,
+                head: NONE,
+            },
+        );
         self.entries.clear();
-        self.starts.clear();
-        self.starts.resize(count + 1, 0);
         self.bulk.clear();
         self.staged.clear();
         self.bulk_open = true;
@@ -91,15 +102,15 @@ impl SpatialHash {
     /// Lay out everything inserted since [`SpatialHash::reset`] bucket by bucket; later
     /// insertions go into linked lists.
     pub fn finish_bulk(&mut self) {
-        let buckets = self.heads.len();
+        let buckets = self.slots.len() - 1;
         for &(bucket, _, _) in &self.staged {
-            self.starts[bucket as usize + 1] += 1;
+            self.slots[bucket as usize + 1].start += 1;
         }
         for b in 0..buckets {
-            self.starts[b + 1] += self.starts[b];
+            self.slots[b + 1].start += self.slots[b].start;
         }
         self.bulk.resize(self.staged.len(), (0, 0));
-        let mut fill = self.starts.clone();
+        let mut fill: Vec<u32> = self.slots.iter().map(|slot| slot.start).collect();
         for &(bucket, item, stamp) in &self.staged {
             let slot = &mut fill[bucket as usize];
             self.bulk[*slot as usize] = (item, stamp);
@@ -116,7 +127,7 @@ impl SpatialHash {
             self.staged.push((bucket, item, stamp));
             return;
         }
-        let head = &mut self.heads[bucket as usize];
+        let head = &mut self.slots[bucket as usize].head;
         self.entries.push(Entry {
             item,
             stamp,
@@ -129,14 +140,12 @@ impl SpatialHash {
     #[inline]
     pub fn for_each(&self, bucket: u32, mut visit: impl FnMut(u32, u32)) {
         debug_assert!(!self.bulk_open, "finish_bulk first");
-        let (from, to) = (
-            self.starts[bucket as usize] as usize,
-            self.starts[bucket as usize + 1] as usize,
-        );
-        for &(item, stamp) in &self.bulk[from..to] {
+        let slot = self.slots[bucket as usize];
+        let end = self.slots[bucket as usize + 1].start;
+        for &(item, stamp) in &self.bulk[slot.start as usize..end as usize] {
             visit(item, stamp);
         }
-        let mut index = self.heads[bucket as usize];
+        let mut index = slot.head;
         while index != NONE {
             let entry = self.entries[index as usize];
             visit(entry.item, entry.stamp);

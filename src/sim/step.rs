@@ -16,6 +16,12 @@
 //!
 //! The cost of a step grows with balls plus collisions, not with balls squared.
 //!
+//! Contacts at one instant are resolved one after the other, in a fixed order (by time, then by
+//! the balls' places in memory), each with its own impulse. That keeps momentum and energy and
+//! makes chains come out right (Newton's cradle: one ball in, one ball out), but a ball that
+//! strikes two others at exactly the same instant in a symmetric arrangement leaves
+//! asymmetrically, as if one had been struck a moment before the other.
+//!
 //! Resting contact: a pair that touches but does not approach produces no event; an approach
 //! slower than the rest speed is resolved as perfectly inelastic; a ball that comes to rest on a
 //! support holds up the balls that come to rest on it at the same instant (see
@@ -34,7 +40,7 @@ use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Velocity, combine_restitution,
 };
 use super::events::{CollisionEvent, StepReport, StepStats};
-use super::response::{Body, resolve};
+use super::response::{Body, approach_speed, resolve};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3};
 use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
@@ -347,6 +353,8 @@ pub struct Stepper {
     found: Vec<u32>,
     /// The balls in memory order: gathered index of each.
     order: Vec<u32>,
+    /// The rest speed of the current step.
+    rest_speed: Real,
     /// Every pair asked about this step (statics tested everywhere apart): any pair that
     /// overlaps at the end of the step is among them.
     pairs: Vec<(u32, u32)>,
@@ -392,7 +400,7 @@ impl Stepper {
         self.report.stats = StepStats::default();
 
         let gravity = self.config.gravity;
-        let rest_speed = self
+        self.rest_speed = self
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
@@ -418,7 +426,7 @@ impl Stepper {
                 self.report.stats.events_cap_hits = 1;
                 break;
             }
-            if self.resolve(event, dt, rest_speed, strategy) {
+            if self.resolve(event, dt, strategy) {
                 resolved += 1;
             }
         }
@@ -751,7 +759,9 @@ impl Stepper {
                 } else {
                     self.balls.body[other as usize].velocity
                 };
-                if (me.velocity - other_velocity).dot(contact.normal) >= 0.0 {
+                let closing =
+                    approach_speed(me.velocity, other_velocity, contact.normal, self.rest_speed);
+                if closing.is_none() {
                     return;
                 }
                 now
@@ -782,7 +792,6 @@ impl Stepper {
         &mut self,
         event: Event,
         t_end: Real,
-        rest_speed: Real,
         strategy: &S,
     ) -> bool {
         let (i, now) = (event.a as usize, event.time);
@@ -830,7 +839,7 @@ impl Stepper {
         };
 
         let e = combine_restitution(self.balls.body[i].restitution, restitution);
-        let Some(response) = resolve(me, other, proximity.normal, e, rest_speed) else {
+        let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
             return false;
         };
         let n = proximity.normal;
