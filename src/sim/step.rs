@@ -184,14 +184,20 @@ struct Static {
     everywhere: bool,
 }
 
-/// The state of one ball during a step.
+/// What the broad phase and the queries read of a ball: one cache line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct BallBody {
     position: Vec3,
     velocity: Vec3,
     radius: Real,
     /// The time `position` refers to: each ball keeps its own clock.
     clock: Real,
+}
+
+/// What only the response reads of a ball.
+#[derive(Clone, Copy, Debug)]
+struct BallMaterial {
     inverse_mass: Real,
     restitution: Real,
     /// The instant the ball last came to rest on a support (NaN: not this step).
@@ -212,6 +218,7 @@ struct Balls {
     entity: Vec<Entity>,
     /// What the event loop reads and writes, kept together for the cache.
     body: Vec<BallBody>,
+    material: Vec<BallMaterial>,
     /// Collisions so far this step; events and registrations made before the last one are
     /// stale. Apart from the bodies so that the broad phase filters without touching them.
     counter: Vec<u32>,
@@ -226,6 +233,7 @@ impl Balls {
     fn clear(&mut self) {
         self.entity.clear();
         self.body.clear();
+        self.material.clear();
         self.counter.clear();
         self.start.clear();
         self.buckets.clear();
@@ -261,12 +269,17 @@ impl Balls {
     fn kinetic_energy(&self) -> Real {
         self.body
             .iter()
-            .map(|b| 0.5 * b.velocity.length_squared() / b.inverse_mass)
+            .zip(&self.material)
+            .map(|(b, m)| 0.5 * b.velocity.length_squared() / m.inverse_mass)
             .sum()
     }
 
     fn momentum(&self) -> Vec3 {
-        self.body.iter().map(|b| b.velocity / b.inverse_mass).sum()
+        self.body
+            .iter()
+            .zip(&self.material)
+            .map(|(b, m)| b.velocity / m.inverse_mass)
+            .sum()
     }
 }
 
@@ -479,6 +492,8 @@ impl Stepper {
                 velocity: v.0,
                 radius: r.0,
                 clock: 0.0,
+            });
+            balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
                 restitution,
                 supported_at: Real::NAN,
@@ -560,8 +575,10 @@ impl Stepper {
             .map(|i| 2.0 * self.balls.body[i].radius + self.balls.body[i].velocity.length() * dt)
             .sum::<Real>()
             / n.max(1) as Real;
+        // Cells 1.5 times the mean path box: fewer cells per path (about 4.6 instead of 8), at
+        // the price of more entries per cell. Measured best between 1.4 and 2 on elastic gases.
         let cell = if reach.is_finite() && reach > 0.0 {
-            reach
+            1.5 * reach
         } else {
             1.0
         };
@@ -620,6 +637,7 @@ impl Stepper {
         let balls = &mut self.balls;
         permute(&mut balls.entity, order);
         permute(&mut balls.body, order);
+        permute(&mut balls.material, order);
         permute(&mut balls.start, order);
     }
 
@@ -799,8 +817,8 @@ impl Stepper {
         let ball = Ball::new(self.balls.body[i].position, self.balls.body[i].radius);
         let me = Body {
             velocity: self.balls.body[i].velocity,
-            inverse_mass: self.balls.body[i].inverse_mass,
-            supported: self.balls.body[i].supported_at == now,
+            inverse_mass: self.balls.material[i].inverse_mass,
+            supported: self.balls.material[i].supported_at == now,
         };
 
         let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
@@ -810,15 +828,15 @@ impl Stepper {
                 let b = Ball::new(self.balls.body[j].position, self.balls.body[j].radius);
                 let body = Body {
                     velocity: self.balls.body[j].velocity,
-                    inverse_mass: self.balls.body[j].inverse_mass,
-                    supported: self.balls.body[j].supported_at == now,
+                    inverse_mass: self.balls.material[j].inverse_mass,
+                    supported: self.balls.material[j].supported_at == now,
                 };
                 (
                     b.proximity(&ball),
                     body,
                     PairKind::BallBall,
                     self.balls.entity[j],
-                    self.balls.body[j].restitution,
+                    self.balls.material[j].restitution,
                 )
             }
             None => {
@@ -838,7 +856,7 @@ impl Stepper {
             }
         };
 
-        let e = combine_restitution(self.balls.body[i].restitution, restitution);
+        let e = combine_restitution(self.balls.material[i].restitution, restitution);
         let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
             return false;
         };
@@ -847,14 +865,14 @@ impl Stepper {
         self.balls.body[i].velocity = response.velocity_a;
         self.balls.counter[i] += 1;
         if response.resting && other.supported {
-            self.balls.body[i].supported_at = now;
+            self.balls.material[i].supported_at = now;
         }
         match other_ball {
             Some(j) => {
                 self.balls.body[j].velocity = response.velocity_b;
                 self.balls.counter[j] += 1;
                 if response.resting && me.supported {
-                    self.balls.body[j].supported_at = now;
+                    self.balls.material[j].supported_at = now;
                 }
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
