@@ -63,13 +63,9 @@ impl FixedStep {
         // Whole steps in the accumulator, with a relative allowance for rounding
         let whole = ((self.accumulator / self.dt) * (1.0 + 1e-12)).floor();
         let steps = whole.min(Real::from(self.max_steps_per_frame));
-        self.accumulator = (self.accumulator - steps * self.dt).max(0.0);
-        if steps < whole {
-            // Drop the backlog beyond the cap
-            let backlog = self.accumulator - self.accumulator % self.dt;
-            self.dropped += backlog;
-            self.accumulator -= backlog;
-        }
+        // Keep only the part of a step left over; what the cap refused is dropped
+        self.dropped += (whole - steps) * self.dt;
+        self.accumulator = (self.accumulator - whole * self.dt).clamp(0.0, self.dt);
         steps as u32
     }
 

@@ -7,12 +7,139 @@
 //! velocities are untouched (no friction).
 //!
 //! Resting contact: an approach slower than the rest speed is treated as perfectly inelastic
-//! (`e = 0`), so a bouncing ball stops bouncing after finitely many bounces. A ball that has just
-//! come to rest on a static shape, or on a ball that has, counts as immovable for the resting
-//! contacts of the balls above it at that instant (shock propagation, Guendelman et al. 2003), so
-//! a stack settles in one pass instead of an endless halving of velocities.
+//! (`e = 0`), so a bouncing ball stops bouncing after finitely many bounces. A ball that has come
+//! to rest against a static shape in a step, or against a ball that had, is held in that
+//! direction for the rest of the step: in a resting contact that pushes it into its support it
+//! counts as immovable (shock propagation, Guendelman et al. 2003). So a stack settles from the
+//! floor up, and a row from the wall back, in one pass instead of an endless halving of
+//! velocities.
 
 use crate::math::{Real, Vec3};
+
+/// How firmly a push must go into a support to be held: the cosine of the widest angle.
+const HOLD: Real = 0.1;
+
+/// The directions a body rests against in this step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Supports {
+    /// Unit normals from each support towards the body, the latest last.
+    normals: [Vec3; 3],
+    count: u8,
+    /// A static shape: held every way.
+    everywhere: bool,
+}
+
+impl Supports {
+    /// What a static shape has.
+    pub const EVERYWHERE: Self = Self {
+        normals: [Vec3::ZERO; 3],
+        count: 0,
+        everywhere: true,
+    };
+
+    /// True when a push along `push` (unit) goes into a support.
+    #[inline]
+    pub fn hold(&self, push: Vec3) -> bool {
+        self.everywhere
+            || self.normals[..usize::from(self.count)]
+                .iter()
+                .any(|m| m.dot(push) < -HOLD)
+    }
+
+    /// Return the velocity closest to `v` that moves into none of the supports nor along
+    /// `-extra`: the projection of `v` on the cone `{u : u·m >= 0}` of the normals.
+    ///
+    /// All the constraints at once, not one after another: a ball wedged between two nearly
+    /// parallel supports would otherwise be bounced between them in ever smaller steps.
+    pub fn project(&self, v: Vec3, extra: Vec3) -> Vec3 {
+        let mut normals = [Vec3::ZERO; 4];
+        let count = usize::from(self.count);
+        normals[..count].copy_from_slice(&self.normals[..count]);
+        normals[count] = extra;
+        let normals = &normals[..=count];
+        let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
+        if feasible(v) {
+            return v;
+        }
+        // Try every set of active constraints; keep the nearest feasible answer
+        let mut best: Option<Vec3> = None;
+        for subset in 1u32..(1 << normals.len()) {
+            if subset.count_ones() > 3 {
+                continue;
+            }
+            let active: Vec<Vec3> = (0..normals.len())
+                .filter(|k| subset & (1 << k) != 0)
+                .map(|k| normals[k])
+                .collect();
+            let Some(u) = remove_along(v, &active) else {
+                continue;
+            };
+            if feasible(u)
+                && best.is_none_or(|b| (u - v).length_squared() < (b - v).length_squared())
+            {
+                best = Some(u);
+            }
+        }
+        best.unwrap_or(Vec3::ZERO)
+    }
+
+    /// Add a support with normal `normal` (towards the body), forgetting the oldest of three.
+    #[inline]
+    pub fn add(&mut self, normal: Vec3) {
+        let known = &self.normals[..usize::from(self.count)];
+        if known.iter().any(|m| m.dot(normal) > 0.999) {
+            return;
+        }
+        if usize::from(self.count) < self.normals.len() {
+            self.normals[usize::from(self.count)] = normal;
+            self.count += 1;
+        } else {
+            self.normals.rotate_left(1);
+            self.normals[2] = normal;
+        }
+    }
+}
+
+/// Return `v` with its components along the span of `active` removed, provided that takes only
+/// pushes out of the constraints (non-negative multipliers); `None` otherwise or when the
+/// normals are dependent.
+fn remove_along(v: Vec3, active: &[Vec3]) -> Option<Vec3> {
+    // Solve G μ = -(m_j·v) for v + Σ μ_k m_k orthogonal to every active m_j
+    let k = active.len();
+    let mut g = [[0.0; 4]; 3];
+    for r in 0..k {
+        for c in 0..k {
+            g[r][c] = active[r].dot(active[c]);
+        }
+        g[r][3] = -active[r].dot(v);
+    }
+    // Gaussian elimination with partial pivoting on the k x k system
+    for col in 0..k {
+        let pivot = (col..k).max_by(|&x, &y| g[x][col].abs().total_cmp(&g[y][col].abs()))?;
+        if g[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        g.swap(col, pivot);
+        let row = g[col];
+        for (r, other) in g.iter_mut().enumerate().take(k) {
+            if r != col {
+                let f = other[col] / row[col];
+                for (x, y) in other.iter_mut().zip(row).skip(col) {
+                    *x -= f * y;
+                }
+            }
+        }
+    }
+    let mut u = v;
+    for r in 0..k {
+        let mu = g[r][3] / g[r][r];
+        if mu < 0.0 {
+            return None;
+        }
+        u += active[r] * mu;
+    }
+    Some(u)
+}
 
 /// One side of a contact, as the response sees it.
 #[derive(Clone, Copy, Debug)]
@@ -20,9 +147,17 @@ pub(crate) struct Body {
     pub velocity: Vec3,
     /// Zero for a static shape.
     pub inverse_mass: Real,
-    /// At rest on a support at this instant.
-    pub supported: bool,
+    /// What it rests against in this step.
+    pub supports: Supports,
+    /// Held every way in resting contacts for the rest of the step (see [`FREEZE_AFTER`]).
+    pub frozen: bool,
 }
+
+/// Resting contacts of one ball in one step after which it holds every way for the rest of the
+/// step. A ball wedged between a wall and a neighbour can otherwise be struck back and forth
+/// with ever smaller impulses at one instant (inelastic collapse, McNamara and Young 1994); after
+/// this many it stops yielding and the chain ends.
+pub(crate) const FREEZE_AFTER: u32 = 8;
 
 /// What an impulse did.
 #[derive(Clone, Copy, Debug)]
@@ -35,6 +170,10 @@ pub(crate) struct Response {
     pub velocity_b: Vec3,
     /// The contact was a resting one (slower than the rest speed).
     pub resting: bool,
+    /// The first body now rests on the second, which held: it gains the support `n`.
+    pub a_rests_on_b: bool,
+    /// The second body now rests on the first, which held: it gains the support `-n`.
+    pub b_rests_on_a: bool,
 }
 
 /// Return the speed at which `a` approaches `b` along `n` (from `b` to `a`), or `None` when it
@@ -61,18 +200,16 @@ pub(crate) fn resolve(
 ) -> Option<Response> {
     let approach = approach_speed(a.velocity, b.velocity, n, rest_speed)?;
     let resting = approach < rest_speed;
-    let (mut wa, mut wb) = (a.inverse_mass, b.inverse_mass);
-    let e = if resting {
-        // Shock propagation: a supported body holds the other up
-        if b.supported && !a.supported {
-            wb = 0.0;
-        } else if a.supported && !b.supported {
-            wa = 0.0;
+    let (wa, wb) = (a.inverse_mass, b.inverse_mass);
+    if resting {
+        // Shock propagation: a body pushed into its support holds
+        let a_held = a.frozen || wa == 0.0 || a.supports.hold(n);
+        let b_held = b.frozen || wb == 0.0 || b.supports.hold(-n);
+        if a_held || b_held {
+            return Some(hold(a, b, n, a_held, b_held));
         }
-        0.0
-    } else {
-        restitution
-    };
+    }
+    let e = if resting { 0.0 } else { restitution };
     let total = wa + wb;
     // Two immovable bodies
     if total <= 0.0 {
@@ -84,7 +221,33 @@ pub(crate) fn resolve(
         velocity_a: a.velocity + n * (impulse * wa),
         velocity_b: b.velocity - n * (impulse * wb),
         resting,
+        a_rests_on_b: false,
+        b_rests_on_a: false,
     })
+}
+
+/// A resting contact with at least one side held: neither ball keeps moving into the other nor
+/// into what it rests on. Energy only goes down; momentum goes into the supports.
+fn hold(a: Body, b: Body, n: Vec3, a_held: bool, b_held: bool) -> Response {
+    // Each ball stops moving into its supports and into the other, all constraints at once
+    let va = a.supports.project(a.velocity, n);
+    let vb = if b.inverse_mass > 0.0 {
+        b.supports.project(b.velocity, -n)
+    } else {
+        b.velocity
+    };
+    // What the contact passed on: the larger normal momentum change (supports take the rest)
+    let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
+    let impulse =
+        change(va - a.velocity, a.inverse_mass).max(change(vb - b.velocity, b.inverse_mass));
+    Response {
+        impulse,
+        velocity_a: va,
+        velocity_b: vb,
+        resting: true,
+        a_rests_on_b: b_held,
+        b_rests_on_a: a_held,
+    }
 }
 
 #[cfg(test)]
@@ -95,7 +258,8 @@ mod tests {
         Body {
             velocity,
             inverse_mass,
-            supported: false,
+            supports: Supports::default(),
+            frozen: false,
         }
     }
 
@@ -152,13 +316,58 @@ mod tests {
     #[test]
     fn slow_approach_rests_and_a_supported_ball_holds() {
         let falling = body(Vec3::new(0.0, -0.01, 0.0), 1.0);
+        let mut on_floor = Supports::default();
+        on_floor.add(Vec3::Y);
         let held = Body {
-            supported: true,
+            supports: on_floor,
             ..body(Vec3::ZERO, 1.0)
         };
         let r = resolve(falling, held, Vec3::Y, 1.0, 0.1).unwrap();
-        assert!(r.resting);
+        assert!(r.a_rests_on_b && !r.b_rests_on_a);
         assert_eq!(r.velocity_a, Vec3::ZERO);
         assert_eq!(r.velocity_b, Vec3::ZERO);
+    }
+
+    #[test]
+    fn projection_meets_every_support_at_once() {
+        // Wedged between a floor (+y) and a wall tilted 0.01 from it: sliding down along
+        // (-1, -1, 0) must stop both into-motions together, leaving only z, which is free
+        let mut wedge = Supports::default();
+        wedge.add(Vec3::Y);
+        let tilted = Vec3::new(0.01, 1.0, 0.0).normalize();
+        let u = wedge.project(Vec3::new(-1.0, -1.0, 0.5), tilted);
+        assert!(u.dot(Vec3::Y) >= -1e-12 && u.dot(tilted) >= -1e-12, "{u}");
+        // Free directions are kept
+        let free = wedge.project(Vec3::new(0.3, 0.2, -0.1), tilted);
+        assert_eq!(free, Vec3::new(0.3, 0.2, -0.1));
+        // Boxed in on every side: nothing is left
+        let mut corner = Supports::default();
+        corner.add(Vec3::X);
+        corner.add(Vec3::Y);
+        corner.add(Vec3::Z);
+        let stuck = corner.project(
+            Vec3::new(-1.0, -2.0, -3.0),
+            Vec3::new(1.0, 1.0, 1.0).normalize(),
+        );
+        assert!(stuck.length() < 1e-12, "{stuck}");
+    }
+
+    #[test]
+    fn a_support_holds_only_against_pushes_into_it() {
+        let mut on_floor = Supports::default();
+        on_floor.add(Vec3::Y);
+        assert!(on_floor.hold(-Vec3::Y));
+        assert!(!on_floor.hold(Vec3::X), "sideways is free");
+        assert!(!on_floor.hold(Vec3::Y), "up is free");
+        // A ball resting on the floor is pushed sideways by a slow neighbour: not held, so the
+        // pair shares the impulse
+        let pusher = body(Vec3::new(0.01, 0.0, 0.0), 1.0);
+        let resting = Body {
+            supports: on_floor,
+            ..body(Vec3::ZERO, 1.0)
+        };
+        let r = resolve(pusher, resting, -Vec3::X, 1.0, 0.1).unwrap();
+        assert!(!r.a_rests_on_b && !r.b_rests_on_a);
+        assert!((r.velocity_a.x - 0.005).abs() < 1e-15 && (r.velocity_b.x - 0.005).abs() < 1e-15);
     }
 }

@@ -40,7 +40,7 @@ use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Velocity, combine_restitution,
 };
 use super::events::{CollisionEvent, StepReport, StepStats};
-use super::response::{Body, approach_speed, resolve};
+use super::response::{Body, FREEZE_AFTER, Supports, approach_speed, resolve};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3};
 use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
@@ -200,8 +200,10 @@ struct BallBody {
 struct BallMaterial {
     inverse_mass: Real,
     restitution: Real,
-    /// The instant the ball last came to rest on a support (NaN: not this step).
-    supported_at: Real,
+    /// What it has come to rest against in this step.
+    supports: Supports,
+    /// Resting contacts in this step.
+    resting_hits: u32,
 }
 
 impl BallBody {
@@ -496,7 +498,8 @@ impl Stepper {
             balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
                 restitution,
-                supported_at: Real::NAN,
+                supports: Supports::default(),
+                resting_hits: 0,
             });
             balls.counter.push(0);
             balls.start.push(p.0);
@@ -818,7 +821,8 @@ impl Stepper {
         let me = Body {
             velocity: self.balls.body[i].velocity,
             inverse_mass: self.balls.material[i].inverse_mass,
-            supported: self.balls.material[i].supported_at == now,
+            supports: self.balls.material[i].supports,
+            frozen: self.balls.material[i].resting_hits >= FREEZE_AFTER,
         };
 
         let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
@@ -829,7 +833,8 @@ impl Stepper {
                 let body = Body {
                     velocity: self.balls.body[j].velocity,
                     inverse_mass: self.balls.material[j].inverse_mass,
-                    supported: self.balls.material[j].supported_at == now,
+                    supports: self.balls.material[j].supports,
+                    frozen: self.balls.material[j].resting_hits >= FREEZE_AFTER,
                 };
                 (
                     b.proximity(&ball),
@@ -844,7 +849,8 @@ impl Stepper {
                 let body = Body {
                     velocity: Vec3::ZERO,
                     inverse_mass: 0.0,
-                    supported: true,
+                    supports: Supports::EVERYWHERE,
+                    frozen: true,
                 };
                 (
                     s.shape.proximity(&ball),
@@ -864,15 +870,21 @@ impl Stepper {
         let depth = proximity.depth();
         self.balls.body[i].velocity = response.velocity_a;
         self.balls.counter[i] += 1;
-        if response.resting && other.supported {
-            self.balls.material[i].supported_at = now;
+        if response.a_rests_on_b {
+            self.balls.material[i].supports.add(proximity.normal);
+        }
+        if response.resting {
+            self.balls.material[i].resting_hits += 1;
+            if let Some(j) = other_ball {
+                self.balls.material[j].resting_hits += 1;
+            }
         }
         match other_ball {
             Some(j) => {
                 self.balls.body[j].velocity = response.velocity_b;
                 self.balls.counter[j] += 1;
-                if response.resting && me.supported {
-                    self.balls.material[j].supported_at = now;
+                if response.b_rests_on_a {
+                    self.balls.material[j].supports.add(-n);
                 }
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
