@@ -25,6 +25,10 @@ pub(crate) struct Supports {
     /// Unit normals from each support towards the body, the latest last.
     normals: [Vec3; 3],
     count: u8,
+    /// Unit normals of what the body has been found touching in this step: resting contacts
+    /// respect them all at once, so that a ball in a hollow stops in one go.
+    touches: [Vec3; 6],
+    touch_count: u8,
     /// A static shape: held every way.
     everywhere: bool,
 }
@@ -34,8 +38,22 @@ impl Supports {
     pub const EVERYWHERE: Self = Self {
         normals: [Vec3::ZERO; 3],
         count: 0,
+        touches: [Vec3::ZERO; 6],
+        touch_count: 0,
         everywhere: true,
     };
+
+    /// Note a contact with normal `normal` (towards the body), up to six.
+    #[inline]
+    pub fn touch(&mut self, normal: Vec3) {
+        let known = &self.touches[..usize::from(self.touch_count)];
+        if usize::from(self.touch_count) < self.touches.len()
+            && !known.iter().any(|m| m.dot(normal) > 0.999)
+        {
+            self.touches[usize::from(self.touch_count)] = normal;
+            self.touch_count += 1;
+        }
+    }
 
     /// True when a push along `push` (unit) goes into a support.
     #[inline]
@@ -46,17 +64,19 @@ impl Supports {
                 .any(|m| m.dot(push) < -HOLD)
     }
 
-    /// Return the velocity closest to `v` that moves into none of the supports nor along
-    /// `-extra`: the projection of `v` on the cone `{u : u·m >= 0}` of the normals.
+    /// Return the velocity closest to `v` that moves into none of the supports and touches nor
+    /// along `-extra`: the projection of `v` on the cone `{u : u·m >= 0}` of the normals.
     ///
     /// All the constraints at once, not one after another: a ball wedged between two nearly
     /// parallel supports would otherwise be bounced between them in ever smaller steps.
     pub fn project(&self, v: Vec3, extra: Vec3) -> Vec3 {
-        let mut normals = [Vec3::ZERO; 4];
+        let mut normals = [Vec3::ZERO; 10];
         let count = usize::from(self.count);
+        let touched = usize::from(self.touch_count);
         normals[..count].copy_from_slice(&self.normals[..count]);
-        normals[count] = extra;
-        let normals = &normals[..=count];
+        normals[count..count + touched].copy_from_slice(&self.touches[..touched]);
+        normals[count + touched] = extra;
+        let normals = &normals[..=count + touched];
         let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
         if feasible(v) {
             return v;

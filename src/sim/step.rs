@@ -774,6 +774,12 @@ impl Stepper {
         let time = match toi {
             Toi::Hit(contact) => (now + contact.time).min(t_end),
             Toi::Overlapping(contact) => {
+                self.balls.material[i].supports.touch(contact.normal);
+                if other & STATIC_BIT == 0 {
+                    self.balls.material[other as usize]
+                        .supports
+                        .touch(-contact.normal);
+                }
                 // Touching or overlapping: a contact now only if approaching
                 let other_velocity = if other & STATIC_BIT != 0 {
                     Vec3::ZERO
