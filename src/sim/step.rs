@@ -478,10 +478,10 @@ impl Stepper {
             if !v.0.is_finite() {
                 return Err(bad("velocity", "finite components"));
             }
-            if !(r.0.is_finite() && r.0 > 0.0) {
+            if !positive(r.0) {
                 return Err(bad("radius", "a finite number > 0"));
             }
-            if !(m.0.is_finite() && m.0 > 0.0) {
+            if !positive(m.0) {
                 return Err(bad("mass", "a finite number > 0"));
             }
             let restitution = e.map_or(1.0, |e| e.0);
@@ -528,13 +528,13 @@ impl Stepper {
         {
             let valid = match cylinder {
                 Cylinder::Capped(c) => {
-                    c.a.is_finite() && c.b.is_finite() && c.a != c.b && c.radius > 0.0
+                    c.a.is_finite() && c.b.is_finite() && c.a != c.b && positive(c.radius)
                 }
                 Cylinder::Infinite(c) => {
-                    c.point.is_finite() && c.axis.is_normalized() && c.radius > 0.0
+                    c.point.is_finite() && c.axis.is_normalized() && positive(c.radius)
                 }
             };
-            if !(valid && cylinder_radius(cylinder).is_finite()) {
+            if !valid {
                 return Err(StepError::InvalidStatic {
                     entity,
                     reason: "cylinder needs finite ends or a unit axis, and a radius > 0 \
@@ -988,9 +988,7 @@ fn permute<T: Copy>(items: &mut Vec<T>, order: &[u32]) {
     *items = order.iter().map(|&w| items[w as usize]).collect();
 }
 
-fn cylinder_radius(cylinder: &Cylinder) -> Real {
-    match cylinder {
-        Cylinder::Capped(c) => c.radius,
-        Cylinder::Infinite(c) => c.radius,
-    }
+/// True for a finite number above zero.
+fn positive(x: Real) -> bool {
+    x.is_finite() && x > 0.0
 }
