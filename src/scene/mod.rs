@@ -2,4 +2,4 @@
 
 mod generators;
 
-pub use generators::{GeneratorError, gas_box_side, lattice, random_block};
+pub use generators::{GeneratorError, MAX_GENERATED, gas_box_side, lattice, random_block};
