@@ -3,33 +3,15 @@
 //!
 //! Tolerance: `EXACT` (1e-12, relative, absolute below 1) unless a test says otherwise.
 
+mod common;
+
+use common::{assert_close, assert_vec_close, v3};
 use toibox::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
     ShapeError, Vec3, closest_point_on_sphere,
 };
 
 const EXACT: f64 = 1e-12;
-
-fn v3(x: f64, y: f64, z: f64) -> Vec3 {
-    Vec3::new(x, y, z)
-}
-
-/// `|actual - expected| <= tol * max(|expected|, 1)`.
-#[track_caller]
-fn assert_close(actual: f64, expected: f64, tol: f64) {
-    assert!(
-        (actual - expected).abs() <= tol * expected.abs().max(1.0),
-        "got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
-
-#[track_caller]
-fn assert_vec_close(actual: Vec3, expected: Vec3, tol: f64) {
-    assert!(
-        (actual - expected).length() <= tol * expected.length().max(1.0),
-        "got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
 
 #[track_caller]
 fn assert_proximity(p: &Proximity, distance: f64, point: Vec3, normal: Vec3) {

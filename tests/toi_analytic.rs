@@ -4,6 +4,9 @@
 //! Tolerances: `EXACT` (1e-12, relative, absolute below 1) for closed forms, `NEWTON` (1e-9) where
 //! the rim iteration is involved.
 
+mod common;
+
+use common::{assert_close, assert_vec_close, v3};
 use toibox::toi::analytic::{
     ball_ball, ball_capped_cylinder, ball_cylinder, ball_infinite_cylinder, ball_plane,
     ball_polygon,
@@ -20,29 +23,8 @@ const NEWTON: f64 = 1e-9;
 /// invisible for a sphere at the origin).
 const O: Vec3 = Vec3::new(100.0, -50.0, 30.0);
 
-fn v3(x: f64, y: f64, z: f64) -> Vec3 {
-    Vec3::new(x, y, z)
-}
-
 fn ball(center: Vec3, radius: f64, velocity: Vec3) -> MovingBall {
     MovingBall::new(center, radius, velocity)
-}
-
-/// `|actual - expected| <= tol * max(|expected|, 1)`.
-#[track_caller]
-fn assert_close(actual: f64, expected: f64, tol: f64) {
-    assert!(
-        (actual - expected).abs() <= tol * expected.abs().max(1.0),
-        "got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
-
-#[track_caller]
-fn assert_vec_close(actual: Vec3, expected: Vec3, tol: f64) {
-    assert!(
-        (actual - expected).length() <= tol * expected.length().max(1.0),
-        "got {actual}, expected {expected} (tolerance {tol})"
-    );
 }
 
 #[track_caller]

@@ -1,0 +1,30 @@
+//! Helpers shared by the test files: short vector construction and float comparisons with a
+//! stated tolerance.
+
+// Each test file uses some of these
+#![allow(dead_code)]
+
+use toibox::Vec3;
+
+/// Shorthand for `Vec3::new`.
+pub fn v3(x: f64, y: f64, z: f64) -> Vec3 {
+    Vec3::new(x, y, z)
+}
+
+/// `|actual - expected| <= tol * max(|expected|, 1)`.
+#[track_caller]
+pub fn assert_close(actual: f64, expected: f64, tol: f64) {
+    assert!(
+        (actual - expected).abs() <= tol * expected.abs().max(1.0),
+        "got {actual}, expected {expected} (tolerance {tol})"
+    );
+}
+
+/// `|actual - expected| <= tol * max(|expected|, 1)`, for vectors.
+#[track_caller]
+pub fn assert_vec_close(actual: Vec3, expected: Vec3, tol: f64) {
+    assert!(
+        (actual - expected).length() <= tol * expected.length().max(1.0),
+        "got {actual}, expected {expected} (tolerance {tol})"
+    );
+}
