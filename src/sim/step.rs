@@ -253,6 +253,23 @@ impl Balls {
         MovingBall::new(b.position_at(now), b.radius, b.velocity)
     }
 
+    /// The ball as it stands at its own clock.
+    #[inline]
+    fn ball(&self, i: usize) -> Ball {
+        Ball::new(self.body[i].position, self.body[i].radius)
+    }
+
+    /// The ball as the response sees it.
+    fn response_body(&self, i: usize) -> Body {
+        let material = &self.material[i];
+        Body {
+            velocity: self.body[i].velocity,
+            inverse_mass: material.inverse_mass,
+            supports: material.supports,
+            frozen: material.resting_hits >= FREEZE_AFTER,
+        }
+    }
+
     /// The box of the ball's path from `now` to `t_end`.
     #[inline]
     fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
@@ -823,28 +840,16 @@ impl Stepper {
     ) -> bool {
         let (i, now) = (event.a as usize, event.time);
         self.balls.advance(i, now);
-        let ball = Ball::new(self.balls.body[i].position, self.balls.body[i].radius);
-        let me = Body {
-            velocity: self.balls.body[i].velocity,
-            inverse_mass: self.balls.material[i].inverse_mass,
-            supports: self.balls.material[i].supports,
-            frozen: self.balls.material[i].resting_hits >= FREEZE_AFTER,
-        };
+        let ball = self.balls.ball(i);
+        let me = self.balls.response_body(i);
 
         let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
         let (proximity, other, kind, entity, restitution) = match other_ball {
             Some(j) => {
                 self.balls.advance(j, now);
-                let b = Ball::new(self.balls.body[j].position, self.balls.body[j].radius);
-                let body = Body {
-                    velocity: self.balls.body[j].velocity,
-                    inverse_mass: self.balls.material[j].inverse_mass,
-                    supports: self.balls.material[j].supports,
-                    frozen: self.balls.material[j].resting_hits >= FREEZE_AFTER,
-                };
                 (
-                    b.proximity(&ball),
-                    body,
+                    self.balls.ball(j).proximity(&ball),
+                    self.balls.response_body(j),
                     PairKind::BallBall,
                     self.balls.entity[j],
                     self.balls.material[j].restitution,
@@ -926,7 +931,7 @@ impl Stepper {
     /// Measure the end state: overlaps, escapes, energy and momentum.
     fn measure(&mut self) {
         let balls = &self.balls;
-        let ball = |i: usize| Ball::new(balls.body[i].position, balls.body[i].radius);
+        let ball = |i: usize| balls.ball(i);
         let mut deepest: Real = 0.0;
         let escaped = &mut self.escaped;
         escaped.clear();
