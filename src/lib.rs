@@ -42,8 +42,8 @@ pub use geometry::{
 };
 pub use math::{Real, Vec3};
 pub use sim::{
-    BallDef, CollisionEvent, FixedStep, Position, PreviousPosition, Simulation, StepConfig,
-    StepError, StepReport, StepStats, Stepper, Velocity,
+    BallDef, CollisionEvent, FixedStep, Position, PreviousPosition, Simulation, Sleep, SleepConfig,
+    StepConfig, StepError, StepReport, StepStats, Stepper, Velocity,
 };
 pub use toi::{
     Analytic, Contact, Discrete, MovingBall, PairKind, SampledSearch, Sliced, SlicedBisect,

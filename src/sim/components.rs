@@ -1,7 +1,8 @@
 //! The components of a ball, and the description that spawns one.
 //!
 //! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
-//! [`Restitution`] (default 1), [`Color`], [`Name`] and [`PreviousPosition`]. A static shape is
+//! [`Restitution`] (default 1), [`Color`], [`Name`], [`PreviousPosition`] and [`Sleep`] (the
+//! stepper adds it when missing). A static shape is
 //! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
 //! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
 
@@ -44,6 +45,28 @@ pub struct Name(pub String);
 /// factor from [`FixedStep::alpha`](crate::FixedStep::alpha).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PreviousPosition(pub Vec3);
+
+/// Whether a ball sleeps, and how long it has been still; kept by the stepper.
+///
+/// See [`sleep`](crate::sim::sleep) for the rule. Set it to the default to wake the ball (and,
+/// at the end of the next step, the balls it sleeps with).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Sleep {
+    /// How long the ball has been still, in time units.
+    pub still_for: Real,
+    /// Where its stillness began.
+    pub anchor: Vec3,
+    /// The island of touching balls it sleeps with; `None` while awake.
+    pub island: Option<u64>,
+}
+
+impl Sleep {
+    /// True while the ball sleeps.
+    #[must_use]
+    pub fn asleep(&self) -> bool {
+        self.island.is_some()
+    }
+}
 
 /// Return the restitution of a pair: the smaller of the two coefficients.
 #[must_use]
@@ -144,6 +167,7 @@ impl BallDef {
             Mass(self.mass),
             Restitution(self.restitution),
             PreviousPosition(self.position),
+            Sleep::default(),
         ));
         if let Some(color) = self.color {
             builder.add(Color(color));

@@ -46,6 +46,8 @@ pub struct StepStats {
     pub max_penetration: Real,
     /// Balls whose centre ended behind a plane or inside a cylinder.
     pub escaped: u64,
+    /// Balls asleep at the end of the step (see [`sleep`](crate::sim::sleep)).
+    pub sleeping: u64,
     /// Kinetic energy at the end of the step, `Σ ½ m v²`.
     pub kinetic_energy: Real,
     /// Momentum at the end of the step, `Σ m v`.

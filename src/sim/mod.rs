@@ -13,14 +13,16 @@ mod components;
 mod events;
 mod fixed_step;
 mod response;
+pub mod sleep;
 mod step;
 
 pub use components::{
-    BallDef, Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Velocity,
+    BallDef, Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
     combine_restitution,
 };
 pub use events::{CollisionEvent, StepReport, StepStats};
 pub use fixed_step::FixedStep;
+pub use sleep::SleepConfig;
 pub use step::{StepConfig, StepError, Stepper};
 
 use hecs::{Entity, World};
@@ -119,6 +121,13 @@ impl std::fmt::Debug for Simulation {
             .field("time", &self.time)
             .field("steps", &self.steps)
             .finish()
+    }
+}
+
+/// Wake every ball in `world`: after moving or removing shapes that sleeping balls rest on.
+pub fn wake_all(world: &mut World) {
+    for sleep in world.query_mut::<&mut Sleep>() {
+        *sleep = Sleep::default();
     }
 }
 

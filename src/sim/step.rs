@@ -25,7 +25,8 @@
 //! Resting contact: a pair that touches but does not approach produces no event; an approach
 //! slower than the rest speed is resolved as perfectly inelastic; a ball that comes to rest on a
 //! support holds up the balls that come to rest on it at the same instant (see
-//! [`response`](super::response)). A hard cap on events per step bounds the work of any step:
+//! [`response`](super::response)). Balls that have stayed still for a while fall asleep and
+//! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A hard cap on events per step bounds the work of any step:
 //! when it is reached, the remaining events are dropped, every ball moves straight to the end of
 //! the step, and [`StepStats::events_cap_hits`] says so.
 
@@ -37,10 +38,11 @@ use hecs::{Entity, World};
 
 use super::broadphase::{Aabb, STATIC_BIT, SpatialHash};
 use super::components::{
-    Mass, Position, PreviousPosition, Radius, Restitution, Velocity, combine_restitution,
+    Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
 use super::events::{CollisionEvent, StepReport, StepStats};
 use super::response::{Body, FREEZE_AFTER, Supports, approach_speed, resolve};
+use super::sleep::{Islands, Rest, SleepConfig};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3};
 use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
@@ -65,6 +67,9 @@ pub struct StepConfig {
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     pub max_events_per_step: Option<usize>,
+    /// When still balls fall asleep; `None` keeps every ball awake. Default
+    /// [`SleepConfig::default`].
+    pub sleep: Option<SleepConfig>,
 }
 
 impl Default for StepConfig {
@@ -74,6 +79,7 @@ impl Default for StepConfig {
             strategy: Strategy::Analytic,
             rest_speed: None,
             max_events_per_step: None,
+            sleep: Some(SleepConfig::default()),
         }
     }
 }
@@ -88,6 +94,13 @@ pub enum StepError {
         /// The ball.
         entity: Entity,
         /// The component at fault (`"position"`, `"radius"`, ...).
+        field: &'static str,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// A field of the [`StepConfig`] has a value the stepper cannot use.
+    InvalidConfig {
+        /// The field (`"gravity"`, `"sleep.time"`, ...).
         field: &'static str,
         /// What is allowed.
         allowed: &'static str,
@@ -110,6 +123,9 @@ impl fmt::Display for StepError {
                 field,
                 allowed,
             } => write!(f, "ball {entity:?} has a bad {field}; allowed: {allowed}"),
+            Self::InvalidConfig { field, allowed } => {
+                write!(f, "step config has a bad {field}; allowed: {allowed}")
+            }
             Self::InvalidStatic { entity, reason } => write!(f, "shape {entity:?}: {reason}"),
         }
     }
@@ -224,6 +240,8 @@ struct Balls {
     /// Collisions so far this step; events and registrations made before the last one are
     /// stale. Apart from the bodies so that the broad phase filters without touching them.
     counter: Vec<u32>,
+    /// Sleep state: clocks, islands, what woke.
+    rest: Vec<Rest>,
     start: Vec<Vec3>,
     /// The registered buckets: a range of the bucket pool.
     buckets: Vec<(u32, u32)>,
@@ -237,6 +255,7 @@ impl Balls {
         self.body.clear();
         self.material.clear();
         self.counter.clear();
+        self.rest.clear();
         self.start.clear();
         self.buckets.clear();
         self.roaming.clear();
@@ -266,7 +285,8 @@ impl Balls {
             velocity: self.body[i].velocity,
             inverse_mass: material.inverse_mass,
             supports: material.supports,
-            frozen: material.resting_hits >= FREEZE_AFTER,
+            // A sleeping ball holds in resting contacts
+            frozen: material.resting_hits >= FREEZE_AFTER || self.rest[i].asleep(),
         }
     }
 
@@ -346,7 +366,10 @@ impl Ord for Event {
 ///
 /// The stepper owns no simulation state: every step reads the world and writes it back, so a
 /// user can change anything between steps (spawn, despawn, set velocities, switch strategy).
-/// It keeps its buffers between steps to avoid allocating, and the report of the last step.
+/// It keeps its buffers between steps to avoid allocating, the report of the last step, and
+/// the gravity of the last step (a change wakes sleeping balls). Sleep state lives in each
+/// ball's [`Sleep`] component; after moving or removing what sleeping balls rest on, wake them
+/// by setting it to the default.
 ///
 /// ```
 /// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
@@ -392,6 +415,13 @@ pub struct Stepper {
     pairs: Vec<(u32, u32)>,
     /// Per ball: its centre ended behind a plane or inside a cylinder.
     escaped: Vec<bool>,
+    /// Pairs of balls that touched in this step: they join islands.
+    links: Vec<(u32, u32)>,
+    islands: Islands,
+    /// The gravity of the last step: a change wakes every ball.
+    last_gravity: Option<Vec3>,
+    /// Balls without a [`Sleep`] component, to be given one.
+    sleepless: Vec<(Entity, Sleep)>,
 }
 
 impl Stepper {
@@ -427,22 +457,33 @@ impl Stepper {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::InvalidDt(dt));
         }
+        self.check_config()?;
         self.gather(world)?;
         self.report.events.clear();
         self.report.stats = StepStats::default();
+        self.links.clear();
 
         let gravity = self.config.gravity;
         self.rest_speed = self
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
-        for body in &mut self.balls.body {
-            body.velocity += gravity * dt;
+        let gravity_changed = self.last_gravity.is_some_and(|g| g != gravity);
+        self.last_gravity = Some(gravity);
+        for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
+            if rest.asleep() && (body.velocity != Vec3::ZERO || gravity_changed) {
+                rest.wake();
+            }
+            if !rest.asleep() {
+                body.velocity += gravity * dt;
+            }
         }
 
         self.build_broadphase(dt);
         for i in 0..self.balls.len() {
-            self.predict(i, 0.0, dt, strategy, true);
+            if !self.balls.rest[i].asleep() {
+                self.predict(i, 0.0, dt, strategy, true);
+            }
         }
 
         let cap = self
@@ -467,22 +508,75 @@ impl Stepper {
         for i in 0..self.balls.len() {
             self.balls.advance(i, dt);
         }
+        self.settle(dt);
         self.measure();
         self.scatter(world);
         Ok(&self.report)
+    }
+
+    /// Refuse a configuration the stepper cannot use.
+    fn check_config(&self) -> Result<(), StepError> {
+        let config = &self.config;
+        let bad = |field, allowed| Err(StepError::InvalidConfig { field, allowed });
+        if !config.gravity.is_finite() {
+            return bad("gravity", "finite components");
+        }
+        if config
+            .rest_speed
+            .is_some_and(|v| !(v.is_finite() && v >= 0.0))
+        {
+            return bad("rest_speed", "None, or a finite number >= 0");
+        }
+        if let Some(sleep) = config.sleep {
+            if sleep.speed.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
+                return bad("sleep.speed", "None, or a finite number >= 0");
+            }
+            if !(sleep.drift.is_finite() && sleep.drift >= 0.0) {
+                return bad("sleep.drift", "a finite number >= 0");
+            }
+            if !positive(sleep.time) {
+                return bad("sleep.time", "a finite number > 0");
+            }
+        }
+        Ok(())
+    }
+
+    /// Update the sleep clocks and put to sleep or wake whole islands.
+    fn settle(&mut self, dt: Real) {
+        let Some(config) = self.config.sleep else {
+            return;
+        };
+        let limit = config.speed.unwrap_or(self.config.gravity.length() * dt);
+        let balls = &mut self.balls;
+        for i in 0..balls.len() {
+            let body = &balls.body[i];
+            let speed = body.position.distance(balls.start[i]) / dt;
+            let rest = &mut balls.rest[i];
+            rest.observe(body.position, speed, limit, config.drift * body.radius, dt);
+            rest.grounded = balls.material[i].resting_hits > 0;
+        }
+        self.islands
+            .settle(config.time, &mut balls.rest, &self.links);
+        for (body, rest) in balls.body.iter_mut().zip(&balls.rest) {
+            if rest.asleep() {
+                body.velocity = Vec3::ZERO;
+            }
+        }
+        self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;
     }
 
     /// Copy the balls and statics out of the world, checking their values.
     fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
         let balls = &mut self.balls;
         balls.clear();
-        for (entity, p, v, r, m, e) in world.query_mut::<(
+        for (entity, p, v, r, m, e, sleep) in world.query_mut::<(
             Entity,
             &Position,
             &Velocity,
             &Radius,
             &Mass,
             Option<&Restitution>,
+            Option<&Sleep>,
         )>() {
             let bad = |field, allowed| StepError::InvalidBall {
                 entity,
@@ -519,6 +613,19 @@ impl Stepper {
                 resting_hits: 0,
             });
             balls.counter.push(0);
+            let sleep = sleep.copied().unwrap_or_default();
+            balls.rest.push(Rest {
+                still_for: if sleep.still_for.is_finite() {
+                    sleep.still_for
+                } else {
+                    0.0
+                },
+                anchor: sleep.anchor,
+                island: sleep.island.filter(|_| self.config.sleep.is_some()),
+                woke_from: None,
+                grounded: false,
+                id: entity.to_bits().get(),
+            });
             balls.start.push(p.0);
         }
 
@@ -658,6 +765,7 @@ impl Stepper {
         permute(&mut balls.entity, order);
         permute(&mut balls.body, order);
         permute(&mut balls.material, order);
+        permute(&mut balls.rest, order);
         permute(&mut balls.start, order);
     }
 
@@ -767,7 +875,9 @@ impl Stepper {
                 this.statics[k].shape.toi(strategy, &me, t_max)
             } else {
                 let j = other as usize;
-                if (first && j < i) || !my_box.overlaps(&this.balls.path_box(j, now, t_end)) {
+                // Sleeping balls ask nothing: their pairs are asked by the other ball
+                let asked_by_j = first && j < i && !this.balls.rest[j].asleep();
+                if asked_by_j || !my_box.overlaps(&this.balls.path_box(j, now, t_end)) {
                     return;
                 }
                 this.pairs.push((i as u32, other));
@@ -796,6 +906,7 @@ impl Stepper {
                     self.balls.material[other as usize]
                         .supports
                         .touch(-contact.normal);
+                    self.links.push((i as u32, other));
                 }
                 // Touching or overlapping: a contact now only if approaching
                 let other_velocity = if other & STATIC_BIT != 0 {
@@ -879,6 +990,17 @@ impl Stepper {
         };
         let n = proximity.normal;
         let depth = proximity.depth();
+        if let Some(j) = other_ball {
+            self.links.push((i as u32, j as u32));
+        }
+        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it
+        let moved = other_ball.filter(|&j| {
+            let rest = &mut self.balls.rest[j];
+            if rest.asleep() && !response.resting {
+                rest.wake();
+            }
+            !rest.asleep()
+        });
         self.balls.body[i].velocity = response.velocity_a;
         self.balls.counter[i] += 1;
         if response.a_rests_on_b {
@@ -890,7 +1012,7 @@ impl Stepper {
                 self.balls.material[j].resting_hits += 1;
             }
         }
-        match other_ball {
+        match moved {
             Some(j) => {
                 self.balls.body[j].velocity = response.velocity_b;
                 self.balls.counter[j] += 1;
@@ -921,7 +1043,7 @@ impl Stepper {
 
         self.register(i, now, t_end);
         self.predict(i, now, t_end, strategy, false);
-        if let Some(j) = other_ball {
+        if let Some(j) = moved {
             self.register(j, now, t_end);
             self.predict(j, now, t_end, strategy, false);
         }
@@ -971,12 +1093,14 @@ impl Stepper {
             &Radius,
             &Mass,
             Option<&mut PreviousPosition>,
+            Option<&mut Sleep>,
         )>();
         let mut rank = vec![0u32; self.order.len()];
         for (k, &w) in self.order.iter().enumerate() {
             rank[w as usize] = k as u32;
         }
-        for (w, (entity, p, v, _, _, previous)) in query.into_iter().enumerate() {
+        self.sleepless.clear();
+        for (w, (entity, p, v, _, _, previous, sleep)) in query.into_iter().enumerate() {
             let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
             p.0 = self.balls.body[i].position;
@@ -984,6 +1108,22 @@ impl Stepper {
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
             }
+            let rest = &self.balls.rest[i];
+            let state = Sleep {
+                still_for: rest.still_for,
+                anchor: rest.anchor,
+                island: rest.island,
+            };
+            match sleep {
+                Some(sleep) => *sleep = state,
+                None if self.config.sleep.is_some() => self.sleepless.push((entity, state)),
+                None => {}
+            }
+        }
+        for (entity, state) in self.sleepless.drain(..) {
+            world
+                .insert_one(entity, state)
+                .expect("the entity was just stepped");
         }
     }
 }

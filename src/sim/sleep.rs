@@ -1,0 +1,285 @@
+//! Sleeping: groups of touching balls that have stayed still are taken out of the step.
+//!
+//! Without friction, a ball in the hollow between others keeps rocking: it leaves its curved
+//! support on a straight tangent path, falls back slower than the rest speed, and loses only
+//! the normal part of its velocity each time. The motion dies away but never ends. Sleeping
+//! ends it, the way the big engines do (Box2D, Rapier), with a rule that keeps piles honest:
+//!
+//! - A ball is *still* while each step moves it slower than [`SleepConfig::speed`] (by default
+//!   the speed gravity adds in one step, below which a step cannot tell motion from the kick of
+//!   gravity and its undoing) and it stays within [`SleepConfig::drift`] radii of where its
+//!   stillness began. A faster step or a longer way resets its clock. A ball that rocks in a
+//!   hollow is still; one that slides on, however slowly, is not.
+//! - Balls that touched in the step (a collision, or a contact found touching) form an
+//!   *island*, together with the sleeping islands they touched.
+//! - An island falls asleep when it rested on something in the step (a resting contact, or a
+//!   sleeping ball) and every ball in it has been still for [`SleepConfig::time`]. Its balls
+//!   get velocity zero and a shared island number in their [`Sleep`](super::Sleep) component.
+//! - A sleeping ball feels no gravity and asks no queries. Moving balls still collide with it:
+//!   in a resting contact it holds like a static shape and stays asleep; a harder hit wakes it,
+//!   is resolved with its full mass (so momentum and energy stay exact), and wakes its whole
+//!   island at the end of the step.
+//! - A sleeping ball whose velocity was set by the caller wakes, with its island. Changing the
+//!   gravity wakes everything. Moving or removing what a sleeping ball rests on does not: wake
+//!   it by setting its [`Sleep`](super::Sleep) to the default.
+//!
+//! Without gravity the default rest speed is zero, nothing rests, and nothing falls asleep.
+
+use crate::math::{Real, Vec3};
+
+/// When still balls fall asleep; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SleepConfig {
+    /// Speed over a step (distance moved over `dt`) below which a ball may count as still, in
+    /// length units per time unit: finite, `>= 0`. `None` (the default) uses `|gravity| dt`.
+    pub speed: Option<Real>,
+    /// How far a still ball may wander from where its stillness began, in radii: finite,
+    /// `>= 0`. Default 0.1.
+    pub drift: Real,
+    /// How long every ball of an island must stay still before it sleeps, in time units:
+    /// finite, `> 0`. Default 0.5.
+    pub time: Real,
+}
+
+impl Default for SleepConfig {
+    fn default() -> Self {
+        Self {
+            speed: None,
+            drift: 0.1,
+            time: 0.5,
+        }
+    }
+}
+
+/// One ball's sleep state during a step.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Rest {
+    /// How long it has been still.
+    pub still_for: Real,
+    /// Where its stillness began.
+    pub anchor: Vec3,
+    /// The island it sleeps with; `None` while awake.
+    pub island: Option<u64>,
+    /// The island it was woken from in this step: that island wakes.
+    pub woke_from: Option<u64>,
+    /// It had a resting contact in this step.
+    pub grounded: bool,
+    /// A number of its own (its entity's bits): the island is named after its smallest.
+    pub id: u64,
+}
+
+impl Rest {
+    /// True while asleep.
+    #[inline]
+    pub fn asleep(&self) -> bool {
+        self.island.is_some()
+    }
+
+    /// Count a step of `dt` that ended at `position` and moved the ball at `speed`: still if
+    /// `speed <= limit` and `position` is within `reach` of the anchor.
+    #[inline]
+    pub fn observe(&mut self, position: Vec3, speed: Real, limit: Real, reach: Real, dt: Real) {
+        if self.asleep() {
+            return;
+        }
+        if self.still_for > 0.0 && speed <= limit && position.distance(self.anchor) <= reach {
+            self.still_for += dt;
+        } else if speed <= limit {
+            // Stillness begins here
+            self.still_for = dt;
+            self.anchor = position;
+        } else {
+            self.still_for = 0.0;
+        }
+    }
+
+    /// Wake it: awake, not still, and its island to be woken.
+    #[inline]
+    pub fn wake(&mut self) {
+        self.woke_from = self.island.take();
+        self.still_for = 0.0;
+    }
+}
+
+/// What an island is found to be.
+#[derive(Clone, Copy, Debug)]
+struct Island {
+    still: bool,
+    grounded: bool,
+    woke: bool,
+    name: u64,
+}
+
+/// Reused buffers of the island search.
+#[derive(Debug, Default)]
+pub(crate) struct Islands {
+    parent: Vec<u32>,
+    sleepers: Vec<(u64, u32)>,
+    islands: Vec<Island>,
+}
+
+impl Islands {
+    /// Find the islands joined by `links` (pairs of ball indices that touched in the step),
+    /// and put to sleep or wake each island as a whole, by the clocks of `rests` (see
+    /// [`Rest::observe`]) and a required stillness of `time`. Balls put to sleep must have
+    /// their velocity set to zero by the caller.
+    pub fn settle(&mut self, time: Real, rests: &mut [Rest], links: &[(u32, u32)]) {
+        if !rests.iter().any(|r| r.asleep() || r.grounded) {
+            return;
+        }
+
+        let n = rests.len();
+        self.parent.clear();
+        self.parent.extend(0..n as u32);
+        for &(a, b) in links {
+            self.union(a, b);
+        }
+        // The balls of one sleeping island stay together
+        self.sleepers.clear();
+        self.sleepers.extend(
+            rests
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.island.or(r.woke_from).map(|k| (k, i as u32))),
+        );
+        self.sleepers.sort_unstable();
+        for k in 1..self.sleepers.len() {
+            let ((a, i), (b, j)) = (self.sleepers[k - 1], self.sleepers[k]);
+            if a == b {
+                self.union(i, j);
+            }
+        }
+
+        self.islands.clear();
+        self.islands.resize(
+            n,
+            Island {
+                still: true,
+                grounded: false,
+                woke: false,
+                name: u64::MAX,
+            },
+        );
+        for (i, rest) in rests.iter().enumerate() {
+            let root = self.find(i as u32) as usize;
+            let island = &mut self.islands[root];
+            island.still &= rest.asleep() || rest.still_for >= time;
+            island.grounded |= rest.asleep() || rest.grounded;
+            island.woke |= rest.woke_from.is_some();
+            island.name = island.name.min(rest.id);
+        }
+        for (i, rest) in rests.iter_mut().enumerate() {
+            let root = self.find(i as u32) as usize;
+            let island = self.islands[root];
+            if island.woke {
+                rest.island = None;
+                rest.still_for = 0.0;
+            } else if island.still && island.grounded {
+                rest.island = Some(island.name);
+            }
+        }
+    }
+
+    fn find(&mut self, mut i: u32) -> u32 {
+        while self.parent[i as usize] != i {
+            let grandparent = self.parent[self.parent[i as usize] as usize];
+            self.parent[i as usize] = grandparent;
+            i = grandparent;
+        }
+        i
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rest(id: u64) -> Rest {
+        Rest {
+            id,
+            ..Rest::default()
+        }
+    }
+
+    const DT: Real = 0.1;
+
+    #[test]
+    fn rocking_in_place_is_still_and_sliding_on_is_not() {
+        let mut rocking = rest(1);
+        let mut sliding = rest(2);
+        for step in 0..20 {
+            // Back and forth by 0.01 at speed 0.1; on and on by 0.01 at speed 0.1
+            let x = if step % 2 == 0 { 0.0 } else { 0.01 };
+            rocking.observe(Vec3::new(x, 0.0, 0.0), 0.1, 0.16, 0.05, DT);
+            sliding.observe(
+                Vec3::new(0.01 * step as Real, 0.0, 0.0),
+                0.1,
+                0.16,
+                0.05,
+                DT,
+            );
+        }
+        assert!((rocking.still_for - 2.0).abs() < 1e-12, "{rocking:?}");
+        // The way from the anchor passes 0.05 every sixth step
+        assert!(sliding.still_for <= 0.6 + 1e-12, "{sliding:?}");
+        // One fast step resets the clock
+        rocking.observe(Vec3::ZERO, 0.2, 0.16, 0.05, DT);
+        assert_eq!(rocking.still_for, 0.0);
+    }
+
+    #[test]
+    fn a_grounded_island_sleeps_only_when_every_ball_has_been_still_long_enough() {
+        let mut islands = Islands::default();
+        // Ball 0 rests on the floor, ball 1 on ball 0; ball 2 touches nothing
+        let mut rests = vec![rest(10), rest(11), rest(12)];
+        rests[0].grounded = true;
+        rests[0].still_for = 1.0;
+        rests[2].still_for = 1.0;
+        for step in 1..=5 {
+            rests[1].still_for = 0.1 * step as Real;
+            islands.settle(0.5, &mut rests, &[(0, 1)]);
+            let asleep = step == 5;
+            assert_eq!(rests[0].asleep(), asleep, "step {step}");
+            assert_eq!(rests[1].asleep(), asleep, "step {step}");
+            assert!(!rests[2].asleep(), "not grounded: never");
+        }
+        assert_eq!(rests[0].island, Some(10));
+        assert_eq!(rests[1].island, Some(10));
+    }
+
+    #[test]
+    fn waking_one_ball_wakes_its_island_and_not_another() {
+        let mut islands = Islands::default();
+        let mut rests = vec![rest(1), rest(2), rest(3), rest(4)];
+        for r in &mut rests[..2] {
+            r.island = Some(1);
+        }
+        for r in &mut rests[2..] {
+            r.island = Some(3);
+        }
+        rests[1].wake();
+        islands.settle(0.5, &mut rests, &[]);
+        assert!(!rests[0].asleep() && !rests[1].asleep());
+        assert_eq!(rests[0].still_for, 0.0);
+        assert_eq!(rests[2].island, Some(3));
+        assert_eq!(rests[3].island, Some(3));
+    }
+
+    #[test]
+    fn a_still_ball_joining_two_sleeping_islands_merges_them() {
+        let mut islands = Islands::default();
+        let mut rests = vec![rest(5), rest(6), rest(7)];
+        rests[0].island = Some(5);
+        rests[2].island = Some(7);
+        rests[1].still_for = 1.0;
+        islands.settle(0.5, &mut rests, &[(1, 0), (1, 2)]);
+        assert!(rests.iter().all(|r| r.island == Some(5)), "{rests:?}");
+    }
+}
