@@ -48,8 +48,8 @@ pub struct PreviousPosition(pub Vec3);
 
 /// Whether a ball sleeps, and how long it has been still; kept by the stepper.
 ///
-/// See [`sleep`](crate::sim::sleep) for the rule. Set it to the default to wake the ball (and,
-/// at the end of the next step, the balls it sleeps with).
+/// See [`sleep`](crate::sim::sleep) for the rule. [`Sleep::wake`] wakes a ball and, at the end
+/// of the next step, the balls it sleeps with; setting it to the default wakes only that ball.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Sleep {
     /// How long the ball has been still, in time units.
@@ -58,6 +58,10 @@ pub struct Sleep {
     pub anchor: Vec3,
     /// The island of touching balls it sleeps with; `None` while awake.
     pub island: Option<u64>,
+    /// The island it was just woken from by [`Sleep::wake`]: the next step wakes the rest of it.
+    pub woken_from: Option<u64>,
+    /// The gravity it fell asleep under: any other gravity wakes it.
+    pub gravity: Vec3,
 }
 
 impl Sleep {
@@ -65,6 +69,12 @@ impl Sleep {
     #[must_use]
     pub fn asleep(&self) -> bool {
         self.island.is_some()
+    }
+
+    /// Wake the ball, and with the next step the balls it sleeps with.
+    pub fn wake(&mut self) {
+        self.woken_from = self.island.take().or(self.woken_from);
+        self.still_for = 0.0;
     }
 }
 

@@ -94,6 +94,18 @@ impl Simulation {
         Ok(self.stepper.report())
     }
 
+    /// Advance by `dt` with a strategy of the caller's own; see [`Stepper::step_with`].
+    pub fn step_with<S: crate::toi::ToiStrategy + ?Sized>(
+        &mut self,
+        dt: Real,
+        strategy: &S,
+    ) -> Result<&StepReport, StepError> {
+        self.stepper.step_with(&mut self.world, dt, strategy)?;
+        self.time += dt;
+        self.steps += 1;
+        Ok(self.stepper.report())
+    }
+
     /// Return what the last step did.
     #[must_use]
     pub fn report(&self) -> &StepReport {

@@ -19,9 +19,11 @@
 //!   in a resting contact it holds like a static shape and stays asleep; a harder hit wakes it,
 //!   is resolved with its full mass (so momentum and energy stay exact), and wakes its whole
 //!   island at the end of the step.
-//! - A sleeping ball whose velocity was set by the caller wakes, with its island. Changing the
-//!   gravity wakes everything. Moving or removing what a sleeping ball rests on does not: wake
-//!   it by setting its [`Sleep`](super::Sleep) to the default.
+//! - A sleeping ball whose velocity was set by the caller wakes, with its island; so does one
+//!   woken by [`Sleep::wake`](super::Sleep::wake). A gravity other than the one it fell asleep
+//!   under wakes it. Moving or removing what a sleeping ball rests on does not: wake the balls
+//!   concerned, or all of them with [`wake_all`](super::wake_all).
+//! - With sleeping off, every ball is awake and its clock stays at zero.
 //!
 //! Without gravity the default rest speed is zero, nothing rests, and nothing falls asleep.
 
@@ -62,6 +64,8 @@ pub(crate) struct Rest {
     pub island: Option<u64>,
     /// The island it was woken from in this step: that island wakes.
     pub woke_from: Option<u64>,
+    /// The gravity it fell asleep under.
+    pub gravity: Vec3,
     /// It had a resting contact in this step.
     pub grounded: bool,
     /// A number of its own (its entity's bits): the island is named after its smallest.
@@ -96,7 +100,7 @@ impl Rest {
     /// Wake it: awake, not still, and its island to be woken.
     #[inline]
     pub fn wake(&mut self) {
-        self.woke_from = self.island.take();
+        self.woke_from = self.island.take().or(self.woke_from);
         self.still_for = 0.0;
     }
 }
@@ -163,7 +167,8 @@ impl Islands {
         for (i, rest) in rests.iter().enumerate() {
             let root = self.find(i as u32) as usize;
             let island = &mut self.islands[root];
-            island.still &= rest.asleep() || rest.still_for >= time;
+            // A hair of tolerance: thirty steps of 1/60 add up to just under 0.5
+            island.still &= rest.asleep() || rest.still_for >= time * (1.0 - 1e-9);
             island.grounded |= rest.asleep() || rest.grounded;
             island.woke |= rest.woke_from.is_some();
             island.name = island.name.min(rest.id);

@@ -366,10 +366,9 @@ impl Ord for Event {
 ///
 /// The stepper owns no simulation state: every step reads the world and writes it back, so a
 /// user can change anything between steps (spawn, despawn, set velocities, switch strategy).
-/// It keeps its buffers between steps to avoid allocating, the report of the last step, and
-/// the gravity of the last step (a change wakes sleeping balls). Sleep state lives in each
-/// ball's [`Sleep`] component; after moving or removing what sleeping balls rest on, wake them
-/// by setting it to the default.
+/// It keeps its buffers between steps to avoid allocating, and the report of the last step.
+/// Sleep state lives in each ball's [`Sleep`] component; after moving or removing what
+/// sleeping balls rest on, wake them ([`Sleep::wake`], [`wake_all`](super::wake_all)).
 ///
 /// ```
 /// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
@@ -418,8 +417,6 @@ pub struct Stepper {
     /// Pairs of balls that touched in this step: they join islands.
     links: Vec<(u32, u32)>,
     islands: Islands,
-    /// The gravity of the last step: a change wakes every ball.
-    last_gravity: Option<Vec3>,
     /// Balls without a [`Sleep`] component, to be given one.
     sleepless: Vec<(Entity, Sleep)>,
 }
@@ -468,10 +465,8 @@ impl Stepper {
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
-        let gravity_changed = self.last_gravity.is_some_and(|g| g != gravity);
-        self.last_gravity = Some(gravity);
         for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
-            if rest.asleep() && (body.velocity != Vec3::ZERO || gravity_changed) {
+            if rest.asleep() && (body.velocity != Vec3::ZERO || rest.gravity != gravity) {
                 rest.wake();
             }
             if !rest.asleep() {
@@ -613,7 +608,11 @@ impl Stepper {
                 resting_hits: 0,
             });
             balls.counter.push(0);
-            let sleep = sleep.copied().unwrap_or_default();
+            // Sleeping off: every ball awake, with a stopped clock
+            let sleep = sleep
+                .copied()
+                .filter(|_| self.config.sleep.is_some())
+                .unwrap_or_default();
             balls.rest.push(Rest {
                 still_for: if sleep.still_for.is_finite() {
                     sleep.still_for
@@ -621,8 +620,9 @@ impl Stepper {
                     0.0
                 },
                 anchor: sleep.anchor,
-                island: sleep.island.filter(|_| self.config.sleep.is_some()),
-                woke_from: None,
+                island: sleep.island,
+                woke_from: sleep.woken_from,
+                gravity: sleep.gravity,
                 grounded: false,
                 id: entity.to_bits().get(),
             });
@@ -1113,6 +1113,8 @@ impl Stepper {
                 still_for: rest.still_for,
                 anchor: rest.anchor,
                 island: rest.island,
+                woken_from: None,
+                gravity: self.config.gravity,
             };
             match sleep {
                 Some(sleep) => *sleep = state,
