@@ -31,6 +31,8 @@
 
 pub mod geometry;
 pub mod math;
+pub mod plot;
+pub mod runs;
 pub mod scene;
 pub mod sim;
 pub mod sweeps;

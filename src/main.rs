@@ -1,14 +1,20 @@
 //! The `toibox` command line.
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use toibox::Strategy;
+use toibox::plot::{self, Series};
+use toibox::runs::{self, RunOptions, RunReport};
+use toibox::scene::Scene;
 use toibox::sweeps::{self, Comparison, PairKind};
 
 /// toibox: a ball simulation with pluggable, exact time of impact.
+///
+/// With no command, opens the NeHe room in the viewer.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about = None)]
 struct Cli {
@@ -18,8 +24,76 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Compare TOI strategies on seeded random sweeps of every pair kind (the default command).
+    /// Watch a scene (default: the NeHe room).
+    View(ViewArgs),
+    /// Step a scene headless and print what happened.
+    Run(RunArgs),
+    /// Run a scene with several TOI strategies from the same state and compare them.
+    Compare(CompareArgs),
+    /// Check scene files and print one line each.
+    Check(CheckArgs),
+    /// Compare TOI strategies on seeded random sweeps of every pair kind.
     Sweeps(SweepsArgs),
+}
+
+/// The scene `toibox` and `toibox view` open by default.
+const NEHE_ROOM: &str = "scenes/nehe_room.ron";
+
+#[derive(Parser, Debug)]
+struct ViewArgs {
+    /// The scene file (RON); default: the NeHe room.
+    scene: Option<PathBuf>,
+}
+
+#[derive(Parser, Debug)]
+struct RunArgs {
+    /// The scene file (RON).
+    scene: PathBuf,
+    /// Steps to take; default: the scene's `steps`.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    steps: Option<u64>,
+    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
+    /// scene's `toi`.
+    #[arg(long)]
+    toi: Option<Strategy>,
+    /// Print one JSON object instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// With --json, list every collision.
+    #[arg(long)]
+    events: bool,
+}
+
+#[derive(Parser, Debug)]
+struct CompareArgs {
+    /// The scene file (RON).
+    scene: PathBuf,
+    /// Steps each strategy takes; default: the scene's `steps`.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    steps: Option<u64>,
+    /// Strategies, comma-separated: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
+    )]
+    toi: Vec<Strategy>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also write the table as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Also draw energy and penetration over time for every strategy into this PNG.
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
+}
+
+#[derive(Parser, Debug)]
+struct CheckArgs {
+    /// Scene files (RON).
+    #[arg(required = true)]
+    scenes: Vec<PathBuf>,
 }
 
 #[derive(Parser, Debug)]
@@ -43,19 +117,329 @@ struct SweepsArgs {
     json: bool,
 }
 
-impl Default for SweepsArgs {
-    fn default() -> Self {
-        Self::parse_from(["sweeps"])
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli
         .command
-        .unwrap_or(Command::Sweeps(SweepsArgs::default()))
+        .unwrap_or(Command::View(ViewArgs { scene: None }))
     {
+        Command::View(args) => view(&args),
+        Command::Run(args) => run(&args),
+        Command::Compare(args) => compare(&args),
+        Command::Check(args) => check(&args),
         Command::Sweeps(args) => run_sweeps(&args),
+    }
+}
+
+/// Print `error` on standard error and fail.
+fn fail(error: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::FAILURE
+}
+
+fn view(args: &ViewArgs) -> ExitCode {
+    let path = args.scene.as_deref().unwrap_or(Path::new(NEHE_ROOM));
+    let scene = match Scene::load(path) {
+        Ok(scene) => scene,
+        Err(e) => return fail(e),
+    };
+    eprintln!(
+        "no viewer in this build yet; running {} headless",
+        path.display()
+    );
+    let options = RunOptions {
+        steps: scene.steps,
+        toi: scene.toi,
+        events: false,
+    };
+    headless(&scene, path, options, false)
+}
+
+fn run(args: &RunArgs) -> ExitCode {
+    let scene = match Scene::load(&args.scene) {
+        Ok(scene) => scene,
+        Err(e) => return fail(e),
+    };
+    let options = RunOptions {
+        steps: args.steps.unwrap_or(scene.steps),
+        toi: args.toi.unwrap_or(scene.toi),
+        events: args.events,
+    };
+    headless(&scene, &args.scene, options, args.json)
+}
+
+fn headless(scene: &Scene, path: &Path, options: RunOptions, json: bool) -> ExitCode {
+    let bar = progress_bar(options.steps, "steps");
+    let report = runs::run(scene, &path.display().to_string(), options, |k| {
+        bar.set_position(k);
+    });
+    bar.finish_and_clear();
+    let report = match report {
+        Ok(report) => report,
+        Err(e) => return fail(e),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("plain data")
+        );
+    } else {
+        print_summary(&report);
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_summary(r: &RunReport) {
+    let s = &r.stats;
+    let title = if r.name.is_empty() {
+        String::new()
+    } else {
+        format!(" \"{}\"", r.name)
+    };
+    println!(
+        "{}{title}: {} steps of {} ({} time units) with {}",
+        r.scene,
+        r.steps,
+        r.dt,
+        short(r.time),
+        r.toi
+    );
+    println!(
+        "  {} balls; {} collisions (ball-ball {}, plane {}, cylinder {}, polygon {}); {} TOI queries",
+        r.balls.len(),
+        s.collisions,
+        s.ball_ball,
+        s.ball_plane,
+        s.ball_cylinder,
+        s.ball_polygon,
+        s.toi_queries
+    );
+    let drift = if s.energy_start != 0.0 {
+        (s.energy_end - s.energy_start) / s.energy_start.abs()
+    } else {
+        s.energy_end - s.energy_start
+    };
+    println!(
+        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; cap hits {}; asleep at the end {}",
+        s.energy_start, s.energy_end, s.max_penetration, s.escaped, s.events_cap_hits, s.sleeping
+    );
+    println!(
+        "  {:.1} ms of stepping, {:.3} ms per step",
+        s.wall_ms,
+        s.wall_ms / r.steps.max(1) as f64
+    );
+}
+
+/// Return `x` with at most 6 decimals and no trailing zeros.
+fn short(x: f64) -> String {
+    let text = format!("{x:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+fn compare(args: &CompareArgs) -> ExitCode {
+    let scene = match Scene::load(&args.scene) {
+        Ok(scene) => scene,
+        Err(e) => return fail(e),
+    };
+    if args.toi.is_empty() {
+        return fail(
+            "--toi lists no strategy; allowed: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete",
+        );
+    }
+    let steps = args.steps.unwrap_or(scene.steps);
+    let name = args.scene.display().to_string();
+    let bar = progress_bar(steps * (2 * args.toi.len() as u64 + 1), "steps");
+    let comparison = runs::compare(&scene, &name, steps, &args.toi, |k| bar.set_position(k));
+    bar.finish_and_clear();
+    let comparison = match comparison {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+
+    // Files first, each written whole or not at all; then standard output
+    let csv = match &args.csv {
+        Some(path) => match write_new(path, csv_table(&comparison).as_bytes()) {
+            Ok(tmp) => Some((tmp, path)),
+            Err(e) => return fail(e),
+        },
+        None => None,
+    };
+    if let Some(path) = &args.plot {
+        let series: Vec<Series> = (comparison.runs.iter())
+            .map(|run| {
+                let e0 = run.stats.energy_start;
+                let scale = if e0 != 0.0 { e0.abs() } else { 1.0 };
+                let t = &run.trace.time;
+                Series {
+                    label: run.toi.clone(),
+                    energy: t
+                        .iter()
+                        .zip(&run.trace.energy)
+                        .map(|(&t, &e)| (t, (e - e0) / scale))
+                        .collect(),
+                    penetration: t
+                        .iter()
+                        .copied()
+                        .zip(run.trace.penetration.iter().copied())
+                        .collect(),
+                }
+            })
+            .collect();
+        let title = format!("{name}: {steps} steps");
+        if let Err(e) = plot::plot_comparison(path, &title, &series, (1200, 800)) {
+            if let Some((tmp, _)) = &csv {
+                let _ = std::fs::remove_file(tmp);
+            }
+            return fail(e);
+        }
+    }
+    if let Some((tmp, path)) = csv {
+        if let Err(e) = std::fs::rename(&tmp, path) {
+            let _ = std::fs::remove_file(&tmp);
+            return fail(format!("{}: cannot write: {e}", path.display()));
+        }
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&comparison).expect("plain data")
+        );
+    } else {
+        print_comparison(&comparison);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Write `bytes` to a new file beside `path`; return its name, to be renamed into place.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: cannot write: {e}", path.display())
+    })?;
+    Ok(tmp)
+}
+
+const COLUMNS: [&str; 14] = [
+    "toi",
+    "collisions",
+    "missed",
+    "spurious",
+    "compared",
+    "toi_error_mean",
+    "toi_error_max",
+    "max_penetration",
+    "escaped",
+    "energy_drift",
+    "ms_per_step",
+    "toi_queries_per_step",
+    "state_drift_max",
+    "state_drift_mean",
+];
+
+fn csv_table(c: &runs::Comparison) -> String {
+    let mut out = COLUMNS.join(",");
+    out.push('\n');
+    for r in &c.results {
+        out.push_str(&format!(
+            "{},{},{},{},{},{:e},{:e},{:e},{},{:e},{},{},{:e},{:e}\n",
+            r.toi,
+            r.collisions,
+            r.missed,
+            r.spurious,
+            r.compared,
+            r.toi_error_mean,
+            r.toi_error_max,
+            r.max_penetration,
+            r.escaped,
+            r.energy_drift,
+            r.ms_per_step,
+            r.toi_queries_per_step,
+            r.state_drift_max,
+            r.state_drift_mean
+        ));
+    }
+    out
+}
+
+fn print_comparison(c: &runs::Comparison) {
+    println!(
+        "{}: {} steps per strategy, each checked against the analytic sweep\n",
+        c.scene, c.steps
+    );
+    println!(
+        "{:<22} {:>10} {:>8} {:>9} {:>11} {:>11} {:>11} {:>8} {:>11} {:>9} {:>11} {:>11}",
+        "strategy",
+        "collisions",
+        "missed",
+        "spurious",
+        "mean |dt|",
+        "max |dt|",
+        "deepest",
+        "escaped",
+        "energy",
+        "ms/step",
+        "queries/st",
+        "drift max"
+    );
+    for r in &c.results {
+        println!(
+            "{:<22} {:>10} {:>8} {:>9} {:>11.2e} {:>11.2e} {:>11.2e} {:>8} {:>11.2e} {:>9.3} {:>11.1} {:>11.2e}",
+            r.toi,
+            r.collisions,
+            r.missed,
+            r.spurious,
+            r.toi_error_mean,
+            r.toi_error_max,
+            r.max_penetration,
+            r.escaped,
+            r.energy_drift,
+            r.ms_per_step,
+            r.toi_queries_per_step,
+            r.state_drift_max
+        );
+    }
+    println!(
+        "\nmissed: contacts the analytic sweep finds from the same state and the strategy does not\n\
+         (tunnelling). mean/max |dt|: time error of the contacts both find. deepest: largest overlap\n\
+         at a step end. energy: relative drift of kinetic plus potential energy. drift max: farthest\n\
+         a ball ends from where the analytic run puts it. Times are wall clock: compare within one run."
+    );
+}
+
+fn check(args: &CheckArgs) -> ExitCode {
+    let mut failed = 0;
+    for path in &args.scenes {
+        match Scene::load(path) {
+            Ok(scene) => println!(
+                "ok: {}: {} balls, {} planes, {} cylinders, {} polygons; dt {}, {} steps, {}",
+                path.display(),
+                scene.balls.len(),
+                scene.planes.len(),
+                scene.cylinders.len(),
+                scene.polygons.len(),
+                scene.dt,
+                scene.steps,
+                scene.toi
+            ),
+            Err(e) => {
+                failed += 1;
+                println!("error: {e}");
+            }
+        }
+    }
+    if failed > 0 {
+        eprintln!("{failed} of {} scenes have errors", args.scenes.len());
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -65,7 +449,7 @@ fn run_sweeps(args: &SweepsArgs) -> ExitCode {
         .flat_map(|kind| sweeps::generate(kind, args.cases as usize, args.seed))
         .collect();
     let total = (cases.len() * (args.toi.len() + 1)) as u64;
-    let bar = progress_bar(total);
+    let bar = progress_bar(total, "queries");
     let rows = sweeps::compare(&cases, &args.toi, |done| bar.set_position(done));
     bar.finish_and_clear();
 
@@ -83,13 +467,13 @@ fn run_sweeps(args: &SweepsArgs) -> ExitCode {
 }
 
 /// A progress bar on a terminal's standard error; hidden when it is not a terminal.
-fn progress_bar(total: u64) -> ProgressBar {
+fn progress_bar(total: u64, unit: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} queries ({eta} left)")
+        ProgressStyle::with_template(&format!("{{bar:40}} {{pos}}/{{len}} {unit} ({{eta}} left)"))
             .expect("a valid template"),
     );
     bar

@@ -11,14 +11,39 @@ use crate::sim::BallDef;
 /// Most balls one generator may place; more is refused before anything is allocated.
 pub const MAX_GENERATED: u64 = 10_000_000;
 
+/// Largest magnitude of a coordinate, length or speed a scene may use: squares of lengths and
+/// products of coordinates stay far inside what `f64` resolves.
+pub const MAX_MAGNITUDE: Real = 1e9;
+
+/// Return `x` as a short text: plain for ordinary magnitudes, in scientific notation otherwise.
+pub(crate) fn number(x: Real) -> String {
+    if x == 0.0 || (1e-4..1e9).contains(&x.abs()) || !x.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// Return `v` as `(x, y, z)`, each as [`number`] writes it.
+pub(crate) fn vector(v: Vec3) -> String {
+    format!("({}, {}, {})", number(v.x), number(v.y), number(v.z))
+}
+
 /// Why a generator cannot place its balls.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GeneratorError {
     /// The count is zero or above [`MAX_GENERATED`].
     Count(u64),
-    /// A number is not finite, a radius or speed is negative or zero where it must be positive,
-    /// or the box is empty.
-    Value(&'static str),
+    /// A number is out of its range: not finite, beyond [`MAX_MAGNITUDE`], a radius or speed
+    /// negative or zero where it must be positive, or a box too thin for one ball.
+    Value {
+        /// The parameter at fault (`"min"`, `"radius"`, ...).
+        field: &'static str,
+        /// What it is.
+        value: String,
+        /// What is allowed.
+        allowed: &'static str,
+    },
     /// The balls do not fit in the box without overlapping.
     DoesNotFit {
         /// Balls asked for.
@@ -35,7 +60,11 @@ impl fmt::Display for GeneratorError {
                 f,
                 "count is {n}; allowed: 1 to {MAX_GENERATED} balls per generator"
             ),
-            Self::Value(what) => write!(f, "{what}"),
+            Self::Value {
+                field,
+                value,
+                allowed,
+            } => write!(f, "{field} is {value}; allowed: {allowed}"),
             Self::DoesNotFit { count, fits } => write!(
                 f,
                 "{count} balls do not fit in the box without overlapping; at most {fits} fit: \
@@ -73,7 +102,7 @@ pub fn lattice(
     let inner = max - min - Vec3::splat(2.0 * radius);
     // Sites per axis: at least 1, spaced at least 2r (plus a hair) apart
     let spacing_needed = 2.0 * radius * (1.0 + 1e-9);
-    let capacity = |axis: Real| (axis / spacing_needed).floor() as u64 + 1;
+    let capacity = |axis: Real| ((axis / spacing_needed).floor() as u64).saturating_add(1);
     let caps = [capacity(inner.x), capacity(inner.y), capacity(inner.z)];
     let fits = caps[0].saturating_mul(caps[1]).saturating_mul(caps[2]);
     if count > fits {
@@ -173,12 +202,16 @@ pub fn random_block(
         let clear = (-1..=1).all(|dx| {
             (-1..=1).all(|dy| {
                 (-1..=1).all(|dz| {
-                    grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz])
-                        .is_none_or(|others| {
-                            others
-                                .iter()
-                                .all(|q| (p - *q).length_squared() > cell * cell * (1.0 + 1e-9))
-                        })
+                    grid.get(&[
+                        c[0].saturating_add(dx),
+                        c[1].saturating_add(dy),
+                        c[2].saturating_add(dz),
+                    ])
+                    .is_none_or(|others| {
+                        others
+                            .iter()
+                            .all(|q| (p - *q).length_squared() > cell * cell * (1.0 + 1e-9))
+                    })
                 })
             })
         });
@@ -200,19 +233,52 @@ fn check(
     if count == 0 || count > MAX_GENERATED {
         return Err(GeneratorError::Count(count));
     }
-    if !(min.is_finite() && max.is_finite()) {
-        return Err(GeneratorError::Value("min and max must be finite"));
+    let value = |field, value: String, allowed| {
+        Err(GeneratorError::Value {
+            field,
+            value,
+            allowed,
+        })
+    };
+    let within = |v: Vec3| v.is_finite() && v.abs().max_element() <= MAX_MAGNITUDE;
+    if !within(min) {
+        return value(
+            "min",
+            vector(min),
+            "finite coordinates up to 1e9 in magnitude",
+        );
     }
-    if !(radius.is_finite() && radius > 0.0) {
-        return Err(GeneratorError::Value("radius must be a finite number > 0"));
+    if !within(max) {
+        return value(
+            "max",
+            vector(max),
+            "finite coordinates up to 1e9 in magnitude",
+        );
     }
-    if !(speed.is_finite() && speed >= 0.0) {
-        return Err(GeneratorError::Value("speed must be a finite number >= 0"));
+    if !(radius.is_finite() && radius > 0.0 && radius <= MAX_MAGNITUDE) {
+        return value("radius", number(radius), "a number > 0 and up to 1e9");
+    }
+    let mass = 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+    if !(mass.is_normal() && mass.is_finite()) {
+        return value(
+            "radius",
+            format!(
+                "{}, a ball of mass {} at density 1",
+                number(radius),
+                number(mass)
+            ),
+            "a radius whose ball has a finite, non-zero mass",
+        );
+    }
+    if !(speed.is_finite() && (0.0..=MAX_MAGNITUDE).contains(&speed)) {
+        return value("speed", number(speed), "a number from 0 to 1e9");
     }
     if !(max - min).cmpge(Vec3::splat(2.0 * radius)).all() {
-        return Err(GeneratorError::Value(
-            "the box must be at least one ball diameter wide along every axis (max - min >= 2 radius)",
-        ));
+        return value(
+            "max",
+            format!("{} from min", vector(max - min)),
+            "a box at least one ball diameter (2 radius) wide along every axis",
+        );
     }
     Ok(())
 }

@@ -1,0 +1,727 @@
+//! Loading a scene: read, parse, check every value, and build a world from it.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use hecs::Entity;
+use ron::extensions::Extensions;
+
+use super::file::{
+    BallEntry, CylinderEntry, DEFAULT_STEPS, GeneratorBox, GeneratorEntry, PlaneEntry,
+    PolygonEntry, SceneFile,
+};
+use super::generators::{
+    GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, lattice, number, random_block,
+};
+use crate::geometry::{
+    Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Shape, ShapeError,
+};
+use crate::math::{Real, Vec3};
+use crate::sim::{BallDef, Restitution, Simulation, StepConfig};
+use crate::toi::Strategy;
+
+/// Largest scene file read, in bytes: a scene that needs more uses generators.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Most balls in one scene, listed and generated together.
+pub const MAX_BALLS: u64 = MAX_GENERATED;
+
+/// Overlap allowed between things that start touching, relative to their size: rounding, not
+/// penetration.
+const TOUCH_TOLERANCE: Real = 1e-9;
+
+/// Why a scene could not be loaded. The message names the file and either the line and column
+/// (syntax and types) or the field path (values), and says what is allowed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SceneError {
+    /// The file could not be read.
+    Read {
+        /// The file.
+        file: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The text is not a scene: malformed RON, an unknown field, a wrong type.
+    Syntax {
+        /// The file.
+        file: String,
+        /// Line, from 1.
+        line: usize,
+        /// Column, from 1.
+        column: usize,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// A value is out of its range, or things start overlapping.
+    Value {
+        /// The file.
+        file: String,
+        /// The field path, e.g. `balls[3].radius`.
+        field: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Read { file, message } => write!(f, "{file}: cannot read the scene: {message}"),
+            Self::Syntax {
+                file,
+                line,
+                column,
+                message,
+            } => write!(f, "{file}:{line}:{column}: {message}"),
+            Self::Value {
+                file,
+                field,
+                message,
+            } => write!(f, "{file}: {field}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// Where a ball of a scene comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BallSource {
+    /// `balls[index]`.
+    Listed(usize),
+    /// Ball `index` of `generators[generator]`.
+    Generated {
+        /// The generator.
+        generator: usize,
+        /// The ball within it.
+        index: usize,
+    },
+}
+
+impl fmt::Display for BallSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Listed(i) => write!(f, "balls[{i}]"),
+            Self::Generated { generator, index } => {
+                write!(f, "generators[{generator}] (its ball {index})")
+            }
+        }
+    }
+}
+
+/// A static shape with its restitution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fixed<S> {
+    /// The shape.
+    pub shape: S,
+    /// Its restitution, in `[0, 1]`.
+    pub restitution: Real,
+}
+
+/// A checked scene, ready to build worlds from: every value is in range, and nothing starts
+/// overlapping.
+///
+/// Balls are numbered in file order: the listed balls first, then each generator's balls in
+/// order. Planes, cylinders and polygons are numbered within their own lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scene {
+    /// The title.
+    pub name: String,
+    /// Time per step.
+    pub dt: Real,
+    /// Steps of a run unless told otherwise.
+    pub steps: u64,
+    /// Acceleration of every ball.
+    pub gravity: Vec3,
+    /// The scene's strategy.
+    pub toi: Strategy,
+    /// Every ball, listed and generated.
+    pub balls: Vec<BallDef>,
+    /// Where each ball comes from.
+    pub sources: Vec<BallSource>,
+    /// The planes.
+    pub planes: Vec<Fixed<Plane>>,
+    /// The cylinders.
+    pub cylinders: Vec<Fixed<Cylinder>>,
+    /// The polygons.
+    pub polygons: Vec<Fixed<ConvexPolygon>>,
+}
+
+/// What a scene's entity is: its list and its index there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneItem {
+    /// A ball, by its number in the scene.
+    Ball(usize),
+    /// `planes[i]`.
+    Plane(usize),
+    /// `cylinders[i]`.
+    Cylinder(usize),
+    /// `polygons[i]`.
+    Polygon(usize),
+}
+
+/// A simulation built from a [`Scene`], with the entities of every ball and shape.
+#[derive(Debug)]
+pub struct SceneWorld {
+    /// The world, the stepper (configured with the scene's gravity and strategy) and the clock.
+    pub sim: Simulation,
+    /// The balls' entities, in scene order.
+    pub balls: Vec<Entity>,
+    /// The planes' entities.
+    pub planes: Vec<Entity>,
+    /// The cylinders' entities.
+    pub cylinders: Vec<Entity>,
+    /// The polygons' entities.
+    pub polygons: Vec<Entity>,
+    items: HashMap<Entity, SceneItem>,
+}
+
+impl SceneWorld {
+    /// Return what `entity` is in the scene, or `None` for an entity spawned since.
+    #[must_use]
+    pub fn item(&self, entity: Entity) -> Option<SceneItem> {
+        self.items.get(&entity).copied()
+    }
+}
+
+impl Scene {
+    /// Read, parse and check the scene file at `path`.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, SceneError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let read_error = |message: String| SceneError::Read {
+            file: file.clone(),
+            message,
+        };
+        let metadata = std::fs::metadata(path).map_err(|e| read_error(e.to_string()))?;
+        if metadata.is_dir() {
+            return Err(read_error(
+                "it is a directory; allowed: a RON scene file".to_owned(),
+            ));
+        }
+        if metadata.len() > MAX_FILE_BYTES {
+            return Err(read_error(format!(
+                "it has {} bytes; allowed: at most {MAX_FILE_BYTES} (use generators for many \
+                 balls)",
+                metadata.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| read_error(e.to_string()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| read_error(format!("{e}; allowed: UTF-8 text")))?;
+        Self::parse(&text, &file)
+    }
+
+    /// Parse and check scene `text`; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Self, SceneError> {
+        let options = ron::Options::default().with_default_extension(
+            Extensions::IMPLICIT_SOME | Extensions::UNWRAP_VARIANT_NEWTYPES,
+        );
+        let parsed: SceneFile = options.from_str(text).map_err(|e| SceneError::Syntax {
+            file: file.to_owned(),
+            line: e.span.start.line,
+            column: e.span.start.col,
+            message: syntax_message(&e.code),
+        })?;
+        Self::from_file(&parsed).map_err(|(field, message)| SceneError::Value {
+            file: file.to_owned(),
+            field,
+            message,
+        })
+    }
+
+    /// Check a parsed scene file and expand its generators; on failure, the field path and
+    /// what is wrong.
+    pub fn from_file(file: &SceneFile) -> Result<Self, (String, String)> {
+        let err = |field: &str, message: String| Err((field.to_owned(), message));
+        if !positive(file.dt) {
+            return err(
+                "dt",
+                format!("is {}; allowed: a finite number > 0", file.dt),
+            );
+        }
+        if file.steps == Some(0) {
+            return err("steps", "is 0; allowed: 1 or more".to_owned());
+        }
+        if !file.gravity.is_finite() {
+            return err(
+                "gravity",
+                "is not finite; allowed: finite numbers".to_owned(),
+            );
+        }
+        file.toi
+            .validate()
+            .map_err(|e| ("toi".to_owned(), e.to_string()))?;
+        let default_restitution = file.restitution;
+        restitution("restitution", default_restitution)?;
+
+        let planes = file
+            .planes
+            .iter()
+            .enumerate()
+            .map(|(k, p)| plane(k, p, default_restitution))
+            .collect::<Result<Vec<_>, _>>()?;
+        let cylinders = file
+            .cylinders
+            .iter()
+            .enumerate()
+            .map(|(k, c)| cylinder(k, c, default_restitution))
+            .collect::<Result<Vec<_>, _>>()?;
+        let polygons = file
+            .polygons
+            .iter()
+            .enumerate()
+            .map(|(k, p)| polygon(k, p, default_restitution))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        // Count before generating anything
+        let mut total = file.balls.len() as u64;
+        for (g, generator) in file.generators.iter().enumerate() {
+            let count = generator.parameters().count;
+            total = total.saturating_add(count);
+            if total > MAX_BALLS {
+                return err(
+                    &format!("generators[{g}].count"),
+                    format!(
+                        "brings the scene to {total} balls; allowed: at most {MAX_BALLS} balls \
+                         in all"
+                    ),
+                );
+            }
+        }
+        let mut balls = Vec::with_capacity(total as usize);
+        let mut sources = Vec::with_capacity(total as usize);
+        for (i, entry) in file.balls.iter().enumerate() {
+            balls.push(ball(i, entry, default_restitution)?);
+            sources.push(BallSource::Listed(i));
+        }
+        for (g, generator) in file.generators.iter().enumerate() {
+            let generated = generate(g, generator, default_restitution)?;
+            sources.extend((0..generated.len()).map(|index| BallSource::Generated {
+                generator: g,
+                index,
+            }));
+            balls.extend(generated);
+        }
+
+        let scene = Self {
+            name: file.name.clone(),
+            dt: file.dt,
+            steps: file.steps.unwrap_or(DEFAULT_STEPS),
+            gravity: file.gravity,
+            toi: file.toi,
+            balls,
+            sources,
+            planes,
+            cylinders,
+            polygons,
+        };
+        scene.check_overlaps()?;
+        Ok(scene)
+    }
+
+    /// Build a world of this scene: a [`Simulation`] configured with its gravity and strategy.
+    #[must_use]
+    pub fn build(&self) -> SceneWorld {
+        let mut sim = Simulation::new(StepConfig {
+            gravity: self.gravity,
+            strategy: self.toi,
+            ..StepConfig::default()
+        });
+        let mut items = HashMap::with_capacity(self.balls.len() + 64);
+        let balls: Vec<Entity> = self
+            .balls
+            .iter()
+            .enumerate()
+            .map(|(i, def)| {
+                let entity = def.clone().spawn(&mut sim.world);
+                items.insert(entity, SceneItem::Ball(i));
+                entity
+            })
+            .collect();
+        let mut spawn = |shape: hecs::EntityBuilder, item: SceneItem| {
+            let mut shape = shape;
+            let entity = sim.world.spawn(shape.build());
+            items.insert(entity, item);
+            entity
+        };
+        let planes = (self.planes.iter().enumerate())
+            .map(|(k, p)| spawn(fixed(p.shape, p.restitution), SceneItem::Plane(k)))
+            .collect();
+        let cylinders = (self.cylinders.iter().enumerate())
+            .map(|(k, c)| spawn(fixed(c.shape, c.restitution), SceneItem::Cylinder(k)))
+            .collect();
+        let polygons = (self.polygons.iter().enumerate())
+            .map(|(k, p)| spawn(fixed(p.shape.clone(), p.restitution), SceneItem::Polygon(k)))
+            .collect();
+        SceneWorld {
+            sim,
+            balls,
+            planes,
+            cylinders,
+            polygons,
+            items,
+        }
+    }
+
+    /// Refuse balls that start overlapping each other or a shape, or behind a plane.
+    fn check_overlaps(&self) -> Result<(), (String, String)> {
+        let name = |i: usize| self.sources[i].to_string();
+        for (i, ball) in self.balls.iter().enumerate() {
+            let b = Ball::new(ball.position, ball.radius);
+            let tolerance = TOUCH_TOLERANCE * ball.radius;
+            for (k, plane) in self.planes.iter().enumerate() {
+                let distance = plane.shape.signed_distance(b.center);
+                if distance < 0.0 {
+                    return Err((
+                        name(i),
+                        format!(
+                            "starts behind planes[{k}] (its centre is {:e} on the back side); \
+                             allowed: balls on the side the normal points to",
+                            -distance
+                        ),
+                    ));
+                }
+                if distance < ball.radius - tolerance {
+                    return Err((name(i), overlap("planes", k, ball.radius - distance)));
+                }
+            }
+            let shapes = (self.cylinders.iter().map(|c| &c.shape as &dyn Shape))
+                .zip(std::iter::repeat("cylinders"))
+                .enumerate()
+                .chain(
+                    (self.polygons.iter().map(|p| &p.shape as &dyn Shape))
+                        .zip(std::iter::repeat("polygons"))
+                        .enumerate(),
+                );
+            for (k, (shape, list)) in shapes {
+                let depth = shape.proximity(&b).depth();
+                if depth > tolerance {
+                    return Err((name(i), overlap(list, k, depth)));
+                }
+            }
+        }
+        self.check_ball_pairs()
+    }
+
+    /// Refuse two balls that overlap, through a grid of cells two largest radii wide.
+    fn check_ball_pairs(&self) -> Result<(), (String, String)> {
+        let largest = self.balls.iter().map(|b| b.radius).fold(0.0, Real::max);
+        if self.balls.len() < 2 {
+            return Ok(());
+        }
+        let cell = 2.0 * largest;
+        // Casts saturate: far-off balls share the outermost cells, and are still compared
+        let key = |p: Vec3| {
+            let c = (p / cell).floor();
+            (c.x as i64, c.y as i64, c.z as i64)
+        };
+        let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+        for (i, ball) in self.balls.iter().enumerate() {
+            grid.entry(key(ball.position)).or_default().push(i as u32);
+        }
+        for (i, a) in self.balls.iter().enumerate() {
+            let (x, y, z) = key(a.position);
+            let mut first: Option<(usize, Real)> = None;
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let near = (
+                            x.saturating_add(dx),
+                            y.saturating_add(dy),
+                            z.saturating_add(dz),
+                        );
+                        let Some(cell) = grid.get(&near) else {
+                            continue;
+                        };
+                        for &j in cell {
+                            let j = j as usize;
+                            if j >= i || first.is_some_and(|(f, _)| f < j) {
+                                continue;
+                            }
+                            let b = &self.balls[j];
+                            let reach = a.radius + b.radius;
+                            let depth = reach - a.position.distance(b.position);
+                            if depth > TOUCH_TOLERANCE * reach {
+                                first = Some((j, depth));
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((j, depth)) = first {
+                return Err((
+                    self.sources[i].to_string(),
+                    format!(
+                        "overlaps ball {j}, {}, by {depth:e}; allowed: balls that at most touch",
+                        self.sources[j]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Say what RON's error means for a scene, where its own words say too little.
+fn syntax_message(code: &ron::Error) -> String {
+    match code {
+        ron::Error::Eof => "the file ends too early; allowed: a complete `Scene(...)` with every \
+                            bracket and parenthesis closed"
+            .to_owned(),
+        ron::Error::IntegerOutOfBounds => "integer out of bounds; allowed: a whole number from \
+                                           0 to 18446744073709551615 (counts, steps, seeds)"
+            .to_owned(),
+        ron::Error::MissingStructField { field, outer } => {
+            let what = match outer.as_deref() {
+                Some("Scene") => "the scene",
+                Some("BallEntry") => "a ball",
+                Some("GeneratorBox") => "a generator",
+                Some("PlaneEntry") => "a plane",
+                Some("PolygonEntry") => "a polygon",
+                Some("Capped" | "Infinite") => "a cylinder",
+                _ => "this entry",
+            };
+            format!(
+                "missing field named `{field}`; allowed: {what} with a `{field}`, which has no default"
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The entity builder of a static shape with its restitution.
+fn fixed<S: hecs::Component>(shape: S, restitution: Real) -> hecs::EntityBuilder {
+    let mut builder = hecs::EntityBuilder::new();
+    builder.add(shape).add(Restitution(restitution));
+    builder
+}
+
+fn overlap(list: &str, k: usize, depth: Real) -> String {
+    format!("overlaps {list}[{k}] by {depth:e}; allowed: balls that at most touch a shape")
+}
+
+fn positive(x: Real) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+fn restitution(field: &str, e: Real) -> Result<Real, (String, String)> {
+    if (0.0..=1.0).contains(&e) {
+        Ok(e)
+    } else {
+        Err((
+            field.to_owned(),
+            format!("is {e}; allowed: a number from 0 to 1"),
+        ))
+    }
+}
+
+/// Name the field of `shape` (`planes[2]`, ...) that a shape error is about.
+fn shape_error(shape: String) -> impl FnOnce(ShapeError) -> (String, String) {
+    move |e| {
+        let field = match &e {
+            ShapeError::NonFinite { field } | ShapeError::ZeroLength { field } => {
+                format!("{shape}.{}", if field == "a..b" { "b" } else { field })
+            }
+            ShapeError::NonPositiveRadius { .. } => format!("{shape}.radius"),
+            _ if shape.starts_with("polygons") => format!("{shape}.vertices"),
+            _ => shape,
+        };
+        (field, e.to_string())
+    }
+}
+
+/// Refuse coordinates and lengths beyond [`MAX_MAGNITUDE`].
+fn within(field: String, values: &[Real]) -> Result<(), (String, String)> {
+    match values.iter().find(|x| x.abs() > MAX_MAGNITUDE) {
+        Some(x) => Err((
+            field,
+            format!(
+                "has {}; allowed: numbers up to 1e9 in magnitude",
+                number(*x)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn plane(k: usize, entry: &PlaneEntry, default: Real) -> Result<Fixed<Plane>, (String, String)> {
+    let shape =
+        Plane::new(entry.point, entry.normal).map_err(shape_error(format!("planes[{k}]")))?;
+    within(format!("planes[{k}].point"), &entry.point.to_array())?;
+    let restitution = restitution(
+        &format!("planes[{k}].restitution"),
+        entry.restitution.unwrap_or(default),
+    )?;
+    Ok(Fixed { shape, restitution })
+}
+
+fn cylinder(
+    k: usize,
+    entry: &CylinderEntry,
+    default: Real,
+) -> Result<Fixed<Cylinder>, (String, String)> {
+    let field = format!("cylinders[{k}]");
+    let (shape, e) = match *entry {
+        CylinderEntry::Capped {
+            a,
+            b,
+            radius,
+            restitution,
+        } => {
+            let shape = CappedCylinder::new(a, b, radius).map_err(shape_error(field.clone()))?;
+            within(format!("{field}.a"), &a.to_array())?;
+            within(format!("{field}.b"), &b.to_array())?;
+            within(format!("{field}.radius"), &[radius])?;
+            (Cylinder::from(shape), restitution)
+        }
+        CylinderEntry::Infinite {
+            point,
+            axis,
+            radius,
+            restitution,
+        } => {
+            let shape =
+                InfiniteCylinder::new(point, axis, radius).map_err(shape_error(field.clone()))?;
+            within(format!("{field}.point"), &point.to_array())?;
+            within(format!("{field}.radius"), &[radius])?;
+            (Cylinder::from(shape), restitution)
+        }
+    };
+    let restitution = restitution(&format!("cylinders[{k}].restitution"), e.unwrap_or(default))?;
+    Ok(Fixed { shape, restitution })
+}
+
+fn polygon(
+    k: usize,
+    entry: &PolygonEntry,
+    default: Real,
+) -> Result<Fixed<ConvexPolygon>, (String, String)> {
+    let shape = ConvexPolygon::new(entry.vertices.clone())
+        .map_err(shape_error(format!("polygons[{k}]")))?;
+    for (v, vertex) in entry.vertices.iter().enumerate() {
+        within(format!("polygons[{k}].vertices[{v}]"), &vertex.to_array())?;
+    }
+    let restitution = restitution(
+        &format!("polygons[{k}].restitution"),
+        entry.restitution.unwrap_or(default),
+    )?;
+    Ok(Fixed { shape, restitution })
+}
+
+fn ball(i: usize, entry: &BallEntry, default: Real) -> Result<BallDef, (String, String)> {
+    let field = |name: &str| format!("balls[{i}].{name}");
+    if !entry.pos.is_finite() {
+        return Err((
+            field("pos"),
+            "is not finite; allowed: finite numbers".into(),
+        ));
+    }
+    if !entry.vel.is_finite() {
+        return Err((
+            field("vel"),
+            "is not finite; allowed: finite numbers".into(),
+        ));
+    }
+    if !positive(entry.radius) {
+        return Err((
+            field("radius"),
+            format!("is {}; allowed: a finite number > 0", number(entry.radius)),
+        ));
+    }
+    within(field("pos"), &entry.pos.to_array())?;
+    within(field("vel"), &entry.vel.to_array())?;
+    within(field("radius"), &[entry.radius])?;
+    let mut def = BallDef::new(entry.pos, entry.radius).velocity(entry.vel);
+    if let Some(mass) = entry.mass {
+        if !positive(mass) {
+            return Err((
+                field("mass"),
+                format!("is {}; allowed: a finite number > 0", number(mass)),
+            ));
+        }
+        def = def.mass(mass);
+    }
+    if !positive(def.mass) {
+        return Err((
+            field("radius"),
+            format!(
+                "is {}, which gives a mass of {} at density 1; allowed: a radius whose ball has a \
+                 finite, non-zero mass, or a `mass`",
+                number(entry.radius),
+                number(def.mass)
+            ),
+        ));
+    }
+    def = def.restitution(restitution(
+        &field("restitution"),
+        entry.restitution.unwrap_or(default),
+    )?);
+    if let Some(color) = entry.color {
+        def = def.color(self::color(&field("color"), color)?);
+    }
+    if let Some(name) = &entry.name {
+        def = def.name(name.clone());
+    }
+    Ok(def)
+}
+
+fn color(field: &str, (r, g, b): (f32, f32, f32)) -> Result<[f32; 3], (String, String)> {
+    if [r, g, b].iter().all(|c| (0.0..=1.0).contains(c)) {
+        Ok([r, g, b])
+    } else {
+        Err((
+            field.to_owned(),
+            format!("is ({r}, {g}, {b}); allowed: three numbers from 0 to 1"),
+        ))
+    }
+}
+
+impl GeneratorEntry {
+    /// The box and numbers of the generator, whichever kind.
+    #[must_use]
+    pub fn parameters(&self) -> &GeneratorBox {
+        match self {
+            Self::Lattice(p) | Self::Random(p) => p,
+        }
+    }
+}
+
+fn generate(
+    g: usize,
+    entry: &GeneratorEntry,
+    default: Real,
+) -> Result<Vec<BallDef>, (String, String)> {
+    let p = entry.parameters();
+    let field = |name: &str| format!("generators[{g}].{name}");
+    let e = restitution(&field("restitution"), p.restitution.unwrap_or(default))?;
+    let color = p.color.map(|c| color(&field("color"), c)).transpose()?;
+    let make = match entry {
+        GeneratorEntry::Lattice(_) => lattice,
+        GeneratorEntry::Random(_) => random_block,
+    };
+    let balls = make(p.min, p.max, p.count, p.radius, p.speed, p.seed).map_err(|e| match e {
+        GeneratorError::Value {
+            field,
+            value,
+            allowed,
+        } => (
+            format!("generators[{g}].{field}"),
+            format!("is {value}; allowed: {allowed}"),
+        ),
+        GeneratorError::Count(_) | GeneratorError::DoesNotFit { .. } => {
+            (field("count"), e.to_string())
+        }
+    })?;
+    Ok(balls
+        .into_iter()
+        .map(|b| {
+            let b = b.restitution(e);
+            match color {
+                Some(c) => b.color(c),
+                None => b,
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,396 @@
+//! The command line: `run`, `compare` and `check`, their JSON contract, their files, and their
+//! errors.
+//!
+//! Every test runs the built `toibox` binary with its output piped, as a script would, and
+//! reads what it prints. The JSON field names checked here are the contract that users' scripts
+//! rely on.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Run `toibox` with `args` from the crate root.
+fn toibox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toibox"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 output")
+}
+
+fn json(output: &Output) -> Value {
+    assert!(output.status.success(), "failed: {}", stderr(output));
+    serde_json::from_str(&stdout(output)).expect("one JSON object")
+}
+
+/// A fresh directory for one test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toibox-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("a scene file");
+    path.display().to_string()
+}
+
+/// Two equal balls of radius 0.5 at x = ±1.5 (gap 2) closing at 2, without gravity: they meet
+/// at t = 1 at x = ±0.5 and swap velocities; each then reaches its wall (x = ±4, so centre at
+/// ±3.5) at t = 1 + 3 = 4.
+const HEAD_ON: &str = r#"Scene(
+    name: "Two balls head-on",
+    dt: 0.01,
+    steps: 300,
+    gravity: (0.0, 0.0, 0.0),
+    balls: [
+        (pos: (-1.5, 0.0, 0.0), vel: (1.0, 0.0, 0.0), radius: 0.5),
+        (pos: (1.5, 0.0, 0.0), vel: (-1.0, 0.0, 0.0), radius: 0.5, name: "right",
+         color: (1.0, 0.2, 0.2)),
+    ],
+    planes: [
+        (point: (-4.0, 0.0, 0.0), normal: (1.0, 0.0, 0.0)),
+        (point: (4.0, 0.0, 0.0), normal: (-1.0, 0.0, 0.0)),
+    ],
+)"#;
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
+}
+
+fn vector(v: &Value) -> [f64; 3] {
+    let a = v.as_array().unwrap_or_else(|| panic!("an array: {v}"));
+    assert_eq!(a.len(), 3, "{v}");
+    [number(&a[0]), number(&a[1]), number(&a[2])]
+}
+
+#[test]
+fn run_json_has_every_field_of_the_contract_and_the_closed_form_answer() {
+    let dir = scratch("run-json");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = json(&toibox(&["run", &scene, "--json"]));
+    for key in ["scene", "toi", "steps", "dt", "time", "balls", "stats"] {
+        assert!(out.get(key).is_some(), "no `{key}` in {out}");
+    }
+    assert_eq!(out["scene"], scene.as_str());
+    assert_eq!(out["toi"], "analytic");
+    assert_eq!(out["steps"], 300);
+    assert_eq!(number(&out["dt"]), 0.01);
+    assert!((number(&out["time"]) - 3.0).abs() < 1e-12);
+    let stats = &out["stats"];
+    for key in [
+        "collisions",
+        "ball_ball",
+        "ball_plane",
+        "ball_cylinder",
+        "ball_polygon",
+        "toi_queries",
+        "events_cap_hits",
+        "max_penetration",
+        "escaped",
+        "energy_start",
+        "energy_end",
+        "momentum_start",
+        "momentum_end",
+        "wall_ms",
+    ] {
+        assert!(stats.get(key).is_some(), "no `stats.{key}` in {stats}");
+    }
+    // Head-on at t = 1; the walls only at t = 4, after the run: one collision
+    assert_eq!(stats["collisions"], 1);
+    assert_eq!(stats["ball_ball"], 1);
+    assert_eq!(stats["ball_plane"], 0);
+    // Elastic: energy and momentum exactly kept (equal masses swap velocities)
+    let e0 = number(&stats["energy_start"]);
+    assert!(
+        (number(&stats["energy_end"]) - e0).abs() <= 1e-15 * e0,
+        "{stats}"
+    );
+    let p0 = vector(&stats["momentum_start"]);
+    let p1 = vector(&stats["momentum_end"]);
+    assert!(
+        p0.iter().zip(&p1).all(|(a, b)| (a - b).abs() < 1e-15),
+        "{stats}"
+    );
+    let balls = out["balls"].as_array().expect("balls");
+    assert_eq!(balls.len(), 2);
+    // Left ball: at t = 1 at x = -0.5, then back at -1 for 2: x = -2.5
+    assert!(
+        (vector(&balls[0]["pos"])[0] + 2.5).abs() < 1e-12,
+        "{}",
+        balls[0]
+    );
+    assert_eq!(vector(&balls[0]["vel"]), [-1.0, 0.0, 0.0]);
+    assert!(
+        (vector(&balls[1]["pos"])[0] - 2.5).abs() < 1e-12,
+        "{}",
+        balls[1]
+    );
+    assert!(out.get("events").is_none(), "events only when asked");
+}
+
+#[test]
+fn run_events_name_balls_and_shapes_by_their_indices() {
+    let dir = scratch("run-events");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = json(&toibox(&[
+        "run", &scene, "--json", "--events", "--steps", "450",
+    ]));
+    let events = out["events"].as_array().expect("events");
+    // t = 1: the pair; t = 4: each ball at its wall
+    assert_eq!(events.len(), 3, "{events:?}");
+    let first = &events[0];
+    for key in [
+        "step", "time", "kind", "a", "b", "point", "normal", "impulse",
+    ] {
+        assert!(first.get(key).is_some(), "no `{key}` in {first}");
+    }
+    assert_eq!(first["kind"], "ball_ball");
+    assert!((number(&first["time"]) - 1.0).abs() < 1e-12, "{first}");
+    // t = 1 ends step 99 and starts step 100: rounding decides which
+    let step = first["step"].as_u64().unwrap();
+    assert!(step == 99 || step == 100, "{first}");
+    let pair = [first["a"].as_u64(), first["b"].as_u64()];
+    assert!(
+        pair == [Some(0), Some(1)] || pair == [Some(1), Some(0)],
+        "{first}"
+    );
+    // Mass 4/3 π 0.125, velocity change 2: impulse 2 m
+    let m = 4.0 / 3.0 * std::f64::consts::PI * 0.125;
+    assert!(
+        (number(&first["impulse"]) - 2.0 * m).abs() < 1e-12,
+        "{first}"
+    );
+    let walls: Vec<(u64, u64)> = events[1..]
+        .iter()
+        .map(|e| {
+            assert_eq!(e["kind"], "ball_plane");
+            assert!((number(&e["time"]) - 4.0).abs() < 1e-12, "{e}");
+            (e["a"].as_u64().unwrap(), e["b"].as_u64().unwrap())
+        })
+        .collect();
+    // Ball 0 ends at the left wall, planes[0]; ball 1 at the right, planes[1]
+    assert!(
+        walls.contains(&(0, 0)) && walls.contains(&(1, 1)),
+        "{walls:?}"
+    );
+}
+
+#[test]
+fn run_takes_steps_and_toi_from_the_command_line() {
+    let dir = scratch("run-options");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = json(&toibox(&[
+        "run",
+        &scene,
+        "--json",
+        "--steps",
+        "7",
+        "--toi",
+        "sliced:10",
+    ]));
+    assert_eq!(out["steps"], 7);
+    assert_eq!(out["toi"], "sliced:10");
+    assert!((number(&out["time"]) - 0.07).abs() < 1e-12);
+}
+
+#[test]
+fn run_prints_a_short_summary_without_json() {
+    let dir = scratch("run-summary");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = toibox(&["run", &scene]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("Two balls head-on"), "{text}");
+    assert!(text.contains("1 collisions"), "{text}");
+    assert!(text.lines().count() <= 6, "{text}");
+    // Piped: no progress bar
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn compare_json_reports_every_figure_for_every_default_strategy() {
+    let dir = scratch("compare-json");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = json(&toibox(&["compare", &scene, "--json", "--steps", "450"]));
+    assert_eq!(out["scene"], scene.as_str());
+    assert_eq!(out["steps"], 450);
+    let results = out["results"].as_array().expect("results");
+    let names: Vec<&str> = results.iter().map(|r| r["toi"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["analytic", "sliced:150", "sliced-bisect:150", "discrete"]
+    );
+    for r in results {
+        for key in [
+            "collisions",
+            "missed",
+            "toi_error_mean",
+            "toi_error_max",
+            "max_penetration",
+            "escaped",
+            "energy_drift",
+            "ms_per_step",
+            "toi_queries_per_step",
+            "state_drift_max",
+            "state_drift_mean",
+        ] {
+            assert!(r.get(key).is_some(), "no `{key}` in {r}");
+        }
+    }
+    let analytic = &results[0];
+    assert_eq!(analytic["missed"], 0);
+    assert_eq!(number(&analytic["toi_error_max"]), 0.0);
+    assert_eq!(number(&analytic["state_drift_max"]), 0.0);
+    assert_eq!(analytic["collisions"], 3);
+    // Slow, wide contacts: the sliced search sees them all, a slice early at most
+    let sliced = &results[1];
+    assert_eq!(sliced["missed"], 0, "{sliced}");
+    assert!(
+        number(&sliced["toi_error_max"]) <= 0.01 / 150.0 * (1.0 + 1e-9),
+        "{sliced}"
+    );
+}
+
+#[test]
+fn compare_writes_csv_and_a_png_plot() {
+    let dir = scratch("compare-files");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let csv = dir.join("table.csv");
+    let png = dir.join("plot.png");
+    let out = toibox(&[
+        "compare",
+        &scene,
+        "--steps",
+        "50",
+        "--toi",
+        "analytic,sliced:20",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = std::fs::read_to_string(&csv).expect("the CSV");
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3, "{table}");
+    assert!(lines[0].starts_with("toi,collisions,missed"), "{table}");
+    assert!(lines[1].starts_with("analytic,") && lines[2].starts_with("sliced:20,"));
+    let bytes = std::fs::read(&png).expect("the PNG");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    // The human table names both strategies
+    let text = stdout(&out);
+    assert!(
+        text.contains("analytic") && text.contains("sliced:20"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_plot_that_cannot_be_written_leaves_no_files_and_no_output() {
+    let dir = scratch("compare-bad-plot");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let csv = dir.join("table.csv");
+    let png = dir.join("no such dir").join("plot.png");
+    let out = toibox(&[
+        "compare",
+        &scene,
+        "--steps",
+        "5",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert_eq!(stdout(&out), "", "no partial output");
+    assert!(stderr(&out).contains("plot.png"), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["head_on.ron"], "only the scene is left");
+}
+
+#[test]
+fn check_prints_one_line_per_file_and_fails_on_any_error() {
+    let dir = scratch("check");
+    let good = write(&dir, "good.ron", HEAD_ON);
+    let bad = write(
+        &dir,
+        "bad.ron",
+        "Scene(dt: 0.01, balls: [(pos: (0.0, 0.0, 0.0), radius: -1.0)])",
+    );
+    let out = toibox(&["check", &good]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 1);
+    assert!(stdout(&out).starts_with("ok: "), "{}", stdout(&out));
+
+    let out = toibox(&["check", &good, &bad]);
+    assert!(!out.status.success());
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("ok: "));
+    assert!(
+        lines[1].contains(&bad) && lines[1].contains("balls[0].radius"),
+        "{text}"
+    );
+    assert!(lines[1].contains("allowed"), "{text}");
+}
+
+#[test]
+fn a_missing_scene_is_an_error_naming_it_with_no_output() {
+    for command in ["run", "compare", "view"] {
+        let out = toibox(&[command, "no/such/scene.ron"]);
+        assert!(!out.status.success(), "{command}");
+        assert_eq!(stdout(&out), "", "{command}");
+        let err = stderr(&out);
+        assert!(err.contains("no/such/scene.ron"), "{command}: {err}");
+        assert!(err.lines().count() <= 3, "{command}: {err}");
+    }
+}
+
+#[test]
+fn a_bad_strategy_name_is_refused_with_what_is_allowed() {
+    let dir = scratch("bad-toi");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let out = toibox(&["run", &scene, "--toi", "rk4"]);
+    assert!(!out.status.success());
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(err.contains("rk4") && err.contains("allowed"), "{err}");
+    let out = toibox(&["compare", &scene, "--toi", "analytic,sliced:0"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("sliced:0") || stderr(&out).contains("`0`"));
+}
+
+#[test]
+fn bullets_tunnel_with_the_sliced_strategies_and_never_with_the_analytic_one() {
+    let out = json(&toibox(&["compare", "scenes/bullets.ron", "--json"]));
+    let results = out["results"].as_array().expect("results");
+    let get = |name: &str| {
+        results
+            .iter()
+            .find(|r| r["toi"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+    };
+    let analytic = get("analytic");
+    assert_eq!(analytic["missed"], 0, "{analytic}");
+    assert_eq!(analytic["escaped"], 0, "{analytic}");
+    for name in ["sliced:150", "sliced-bisect:150"] {
+        let r = get(name);
+        assert!(r["missed"].as_u64().unwrap() > 0, "{r}");
+    }
+}
