@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use toibox::Strategy;
 use toibox::plot::{self, Series};
 use toibox::runs::{self, RunOptions, RunReport};
-use toibox::scene::Scene;
+use toibox::scene::{Scene, SceneError};
 use toibox::sweeps::{self, Comparison, PairKind};
 
 /// toibox: a ball simulation with pluggable, exact time of impact.
@@ -137,11 +137,21 @@ fn fail(error: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
+/// The NeHe room, built in, for when `toibox` runs away from the repository.
+const NEHE_ROOM_TEXT: &str = include_str!("../scenes/nehe_room.ron");
+
 fn view(args: &ViewArgs) -> ExitCode {
     let path = args.scene.as_deref().unwrap_or(Path::new(NEHE_ROOM));
-    let scene = match Scene::load(path) {
-        Ok(scene) => scene,
-        Err(e) => return fail(e),
+    let (scene, path) = match (&args.scene, Scene::load(path)) {
+        (_, Ok(scene)) => (scene, path),
+        (None, Err(SceneError::Read { .. })) => {
+            let built_in = Path::new("nehe_room.ron (built in)");
+            match Scene::parse(NEHE_ROOM_TEXT, &built_in.display().to_string()) {
+                Ok(scene) => (scene, built_in),
+                Err(e) => return fail(e),
+            }
+        }
+        (_, Err(e)) => return fail(e),
     };
     eprintln!(
         "no viewer in this build yet; running {} headless",
