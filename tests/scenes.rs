@@ -5,8 +5,8 @@
 //!   elastic, the total mechanical energy (kinetic plus potential) stays near its start.
 //! - `newtons_cradle`: one ball in, one ball out with the incoming speed; the others at rest.
 //! - `billiards_break`: the break spreads the rack; the energy never grows, every ball stays on
-//!   the table and nothing overlaps; momentum is kept until the cue ball meets the rack, and
-//!   without gravity until the first ball meets a cushion.
+//!   the table and nothing overlaps; momentum is kept until the first ball meets a cushion,
+//!   with and without gravity.
 //! - `galton_board`: every ball ends in a bin, over many bins; nothing escapes or overlaps.
 //! - `bullets`: the exact sweep stops every bullet at the pane and every head-on pair; the
 //!   sliced searches (150 slices, with and without bisection) let bullets through both.
@@ -363,15 +363,13 @@ fn billiards_break_spreads_the_rack_and_only_loses_energy() {
         assert!(end < 0.9 * start && end > 0.05 * start, "{run:?}");
     }
     // Between the balls and the floor alone, momentum along the table is kept until a ball
-    // meets a cushion. Under gravity the stepper treats the slow contacts inside the rack as
-    // resting ones and holds balls in place (a ball with 8 resting contacts in a step is
-    // frozen, and a resting contact projects a ball's velocity off everything it touches),
-    // which does not keep it: drift_before_cushion above. So this is checked without gravity.
-    let p0 = weightless.start_momentum.length();
-    assert!(
-        weightless.drift_before_cushion <= 1e-12 * p0,
-        "{weightless:?}"
-    );
+    // meets a cushion, with gravity (slow contacts inside the rack are resting ones, and a
+    // regression froze balls after 8 of them, losing 17% of the momentum in the break) and
+    // without. The floor only takes momentum along y.
+    for run in [&on_table, &weightless] {
+        let p0 = run.start_momentum.length();
+        assert!(run.drift_before_cushion <= 1e-12 * p0, "{run:?}");
+    }
 }
 
 #[test]

@@ -169,15 +169,45 @@ pub(crate) struct Body {
     pub inverse_mass: Real,
     /// What it rests against in this step.
     pub supports: Supports,
-    /// Held every way in resting contacts for the rest of the step (see [`FREEZE_AFTER`]).
-    pub frozen: bool,
+    /// Held in resting contacts whatever its supports (see [`Frozen`]).
+    pub frozen: Frozen,
 }
 
-/// Resting contacts of one ball in one step after which it holds every way for the rest of the
-/// step. A ball wedged between a wall and a neighbour can otherwise be struck back and forth
-/// with ever smaller impulses at one instant (inelastic collapse, McNamara and Young 1994); after
-/// this many it stops yielding and the chain ends.
+/// How a body holds in resting contacts regardless of its supports.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Frozen {
+    /// Only as its supports say.
+    No,
+    /// Against pushes with a part along this unit direction (gravity's): a ball past
+    /// [`FREEZE_AFTER`] resting contacts in a step. Sideways pushes are still shared, so that
+    /// horizontal momentum is kept (a break of racked balls on a table).
+    Downward(Vec3),
+    /// Every way: a sleeping ball, or a frozen ball without gravity.
+    Always,
+}
+
+impl Frozen {
+    /// True when a push along `push` (unit) is held.
+    #[inline]
+    fn holds(self, push: Vec3) -> bool {
+        match self {
+            Self::No => false,
+            Self::Downward(down) => push.dot(down) > HOLD,
+            Self::Always => true,
+        }
+    }
+}
+
+/// Resting contacts of one ball in one step after which it holds against pushes along gravity
+/// (every way without gravity) for the rest of the step. A ball wedged in a pile can otherwise
+/// be struck back and forth with ever smaller impulses at one instant (inelastic collapse,
+/// McNamara and Young 1994); after this many it stops yielding downwards and the chain ends.
 pub(crate) const FREEZE_AFTER: u32 = 8;
+
+/// Resting contacts of one ball in one step after which it holds every way, so that sideways
+/// chains end too (in bins, between walls). A break of racked balls on a table stays below it
+/// and keeps its momentum.
+pub(crate) const FREEZE_ALWAYS_AFTER: u32 = 64;
 
 /// What an impulse did.
 #[derive(Clone, Copy, Debug)]
@@ -223,8 +253,8 @@ pub(crate) fn resolve(
     let (wa, wb) = (a.inverse_mass, b.inverse_mass);
     if resting {
         // Shock propagation: a body pushed into its support holds
-        let a_held = a.frozen || wa == 0.0 || a.supports.hold(n);
-        let b_held = b.frozen || wb == 0.0 || b.supports.hold(-n);
+        let a_held = a.frozen.holds(n) || wa == 0.0 || a.supports.hold(n);
+        let b_held = b.frozen.holds(-n) || wb == 0.0 || b.supports.hold(-n);
         if a_held || b_held {
             return Some(hold(a, b, n, a_held, b_held));
         }
@@ -279,7 +309,7 @@ mod tests {
             velocity,
             inverse_mass,
             supports: Supports::default(),
-            frozen: false,
+            frozen: Frozen::No,
         }
     }
 

@@ -41,7 +41,9 @@ use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
 use super::events::{CollisionEvent, StepReport, StepStats};
-use super::response::{Body, FREEZE_AFTER, Supports, approach_speed, resolve};
+use super::response::{
+    Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports, approach_speed, resolve,
+};
 use super::sleep::{Islands, Rest, SleepConfig};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3};
@@ -278,15 +280,27 @@ impl Balls {
         Ball::new(self.body[i].position, self.body[i].radius)
     }
 
-    /// The ball as the response sees it.
-    fn response_body(&self, i: usize) -> Body {
+    /// The ball as the response sees it, under gravity along `down` (unit, or zero).
+    fn response_body(&self, i: usize, down: Vec3) -> Body {
         let material = &self.material[i];
+        // A sleeping ball holds in resting contacts; a busy one holds downwards, and a very
+        // busy one, or a busy one without gravity, every way
+        let hits = material.resting_hits;
+        let frozen = if self.rest[i].asleep()
+            || hits >= FREEZE_ALWAYS_AFTER
+            || (hits >= FREEZE_AFTER && down == Vec3::ZERO)
+        {
+            Frozen::Always
+        } else if hits >= FREEZE_AFTER {
+            Frozen::Downward(down)
+        } else {
+            Frozen::No
+        };
         Body {
             velocity: self.body[i].velocity,
             inverse_mass: material.inverse_mass,
             supports: material.supports,
-            // A sleeping ball holds in resting contacts
-            frozen: material.resting_hits >= FREEZE_AFTER || self.rest[i].asleep(),
+            frozen,
         }
     }
 
@@ -952,7 +966,8 @@ impl Stepper {
         let (i, now) = (event.a as usize, event.time);
         self.balls.advance(i, now);
         let ball = self.balls.ball(i);
-        let me = self.balls.response_body(i);
+        let down = self.config.gravity.normalize_or_zero();
+        let me = self.balls.response_body(i, down);
 
         let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
         let (proximity, other, kind, entity, restitution) = match other_ball {
@@ -960,7 +975,7 @@ impl Stepper {
                 self.balls.advance(j, now);
                 (
                     self.balls.ball(j).proximity(&ball),
-                    self.balls.response_body(j),
+                    self.balls.response_body(j, down),
                     PairKind::BallBall,
                     self.balls.entity[j],
                     self.balls.material[j].restitution,
@@ -972,7 +987,7 @@ impl Stepper {
                     velocity: Vec3::ZERO,
                     inverse_mass: 0.0,
                     supports: Supports::EVERYWHERE,
-                    frozen: true,
+                    frozen: Frozen::Always,
                 };
                 (
                     s.shape.proximity(&ball),
