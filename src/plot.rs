@@ -700,7 +700,7 @@ fn draw_panel(
         .light_line_style(RGBColor(0xee, 0xee, 0xee))
         .bold_line_style(RGBColor(0xd0, 0xd0, 0xd0));
     if time_label {
-        mesh.x_desc("time (s)");
+        mesh.x_desc("simulated time");
     }
     mesh.draw().map_err(message)?;
 
