@@ -5,6 +5,9 @@
 //! Prints criterion's time per step and, once per size, the collisions per step and the cost
 //! per collision. The cost of a step should grow with balls plus collisions: the 100,000-ball
 //! step about 10 times the 10,000-ball one, not 100.
+//!
+//! Also a settled pile of 300 balls (`scenes/resting_pile.ron`), stepped asleep and with
+//! sleeping off: what sleeping saves.
 
 use std::time::Instant;
 
@@ -49,5 +52,35 @@ fn step_scaling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step_scaling);
+/// A settled pile: `scenes/resting_pile.ron` stepped until every ball sleeps, then stepped
+/// asleep, and with sleeping switched off (every ball awake, resting contacts resolved anew
+/// each step).
+fn resting_pile(c: &mut Criterion) {
+    let path = format!("{}/scenes/resting_pile.ron", env!("CARGO_MANIFEST_DIR"));
+    let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let count = scene.balls.len() as u64;
+    let mut built = scene.build();
+    let mut settled_at = None;
+    for step in 1..=scene.steps {
+        if built.sim.step(scene.dt).unwrap().stats.sleeping == count {
+            settled_at = Some(step);
+            break;
+        }
+    }
+    let settled_at = settled_at.expect("the pile falls asleep");
+    println!("resting_pile: {count} balls asleep after {settled_at} steps");
+    let mut group = c.benchmark_group("resting_pile_step");
+    group.sample_size(20);
+    let (mut world, mut stepper, dt) = (built.sim.world, built.sim.stepper, scene.dt);
+    group.bench_function("asleep", |b| {
+        b.iter(|| stepper.step(&mut world, dt).unwrap().stats.collisions)
+    });
+    stepper.config.sleep = None;
+    group.bench_function("awake", |b| {
+        b.iter(|| stepper.step(&mut world, dt).unwrap().stats.collisions)
+    });
+    group.finish();
+}
+
+criterion_group!(benches, step_scaling, resting_pile);
 criterion_main!(benches);
