@@ -26,7 +26,8 @@
 //!
 //! Modules: [`geometry`] holds the shapes and their static queries, [`toi`] the strategies and
 //! the closed forms ([`toi::analytic`]), [`sweeps`] seeded random queries for comparing
-//! strategies, [`math`] the precision (`f64` throughout).
+//! strategies, [`math`] the precision (`f64` throughout). With the feature `viewer` (on by
+//! default), `viewer` shows scenes in 3D with macroquad; nothing else imports it.
 #![warn(missing_docs)]
 
 pub mod geometry;
@@ -37,6 +38,8 @@ pub mod scene;
 pub mod sim;
 pub mod sweeps;
 pub mod toi;
+#[cfg(feature = "viewer")]
+pub mod viewer;
 
 pub use geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,

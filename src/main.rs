@@ -39,10 +39,26 @@ enum Command {
 /// The scene `toibox` and `toibox view` open by default.
 const NEHE_ROOM: &str = "scenes/nehe_room.ron";
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Default)]
 struct ViewArgs {
     /// The scene file (RON); default: the NeHe room.
     scene: Option<PathBuf>,
+    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
+    /// scene's `toi`.
+    #[arg(long, value_name = "STRATEGY")]
+    toi: Option<String>,
+    /// Two strategies side by side, comma-separated, e.g. analytic,sliced:20.
+    #[arg(long, value_name = "A,B")]
+    compare: Option<String>,
+    /// Draw N frames, each exactly one step, then close.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    frames: Option<u64>,
+    /// With --frames, write the last frame to this PNG.
+    #[arg(long, value_name = "FILE.png", requires = "frames")]
+    screenshot: Option<PathBuf>,
+    /// The window's size in pixels, WIDTHxHEIGHT; default 1280x800.
+    #[arg(long, value_name = "WxH")]
+    size: Option<String>,
 }
 
 #[derive(Parser, Debug)]
@@ -119,10 +135,7 @@ struct SweepsArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli
-        .command
-        .unwrap_or(Command::View(ViewArgs { scene: None }))
-    {
+    match cli.command.unwrap_or(Command::View(ViewArgs::default())) {
         Command::View(args) => view(&args),
         Command::Run(args) => run(&args),
         Command::Compare(args) => compare(&args),
@@ -141,6 +154,15 @@ fn fail(error: impl std::fmt::Display) -> ExitCode {
 const NEHE_ROOM_TEXT: &str = include_str!("../scenes/nehe_room.ron");
 
 fn view(args: &ViewArgs) -> ExitCode {
+    // The options first: a bad list fails before the scene is read
+    let strategies = match view_strategies(args) {
+        Ok(strategies) => strategies,
+        Err(e) => return fail(e),
+    };
+    let size = match args.size.as_deref().map(parse_size).transpose() {
+        Ok(size) => size,
+        Err(e) => return fail(e),
+    };
     let path = args.scene.as_deref().unwrap_or(Path::new(NEHE_ROOM));
     let (scene, path) = match (&args.scene, Scene::load(path)) {
         (_, Ok(scene)) => (scene, path),
@@ -153,16 +175,114 @@ fn view(args: &ViewArgs) -> ExitCode {
         }
         (_, Err(e)) => return fail(e),
     };
-    eprintln!(
-        "no viewer in this build yet; running {} headless",
-        path.display()
-    );
+    show(scene, path, args, strategies, size)
+}
+
+/// Return the strategies of `view`'s panes: `--compare`'s two, `--toi`'s one, or none (the
+/// scene's own).
+fn view_strategies(args: &ViewArgs) -> Result<Vec<Strategy>, String> {
+    match (&args.compare, &args.toi) {
+        (Some(_), Some(_)) => Err("--compare and --toi: give one or the other".to_owned()),
+        (Some(list), None) => {
+            let strategies = list
+                .split(',')
+                .map(|name| name.trim().parse::<Strategy>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("--compare: {e}"))?;
+            if strategies.len() != 2 {
+                return Err(format!(
+                    "--compare lists {} strategies; allowed: two, comma-separated, e.g. analytic,sliced:20",
+                    strategies.len()
+                ));
+            }
+            Ok(strategies)
+        }
+        (None, Some(name)) => name
+            .trim()
+            .parse::<Strategy>()
+            .map(|s| vec![s])
+            .map_err(|e| format!("--toi: {e}")),
+        (None, None) => Ok(Vec::new()),
+    }
+}
+
+/// Read a window size, `WIDTHxHEIGHT`.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let error = || format!("--size `{text}`; allowed: WIDTHxHEIGHT in pixels, e.g. 1280x800");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(error)?;
+    Ok((
+        w.trim().parse().map_err(|_| error())?,
+        h.trim().parse().map_err(|_| error())?,
+    ))
+}
+
+#[cfg(feature = "viewer")]
+fn show(
+    scene: Scene,
+    path: &Path,
+    args: &ViewArgs,
+    strategies: Vec<Strategy>,
+    size: Option<(u32, u32)>,
+) -> ExitCode {
+    use toibox::viewer::{self, ViewOptions};
+    let defaults = ViewOptions::default();
+    let options = ViewOptions {
+        file: path.display().to_string(),
+        strategies,
+        frames: args.frames,
+        screenshot: args.screenshot.clone(),
+        size: size.unwrap_or(defaults.size),
+        ..defaults
+    };
+    // No display and nothing asked of the window: the headless run, as the README says
+    if viewer::check(&options) == Err(viewer::ViewError::NoDisplay) && args.frames.is_none() {
+        return view_headless(
+            &scene,
+            path,
+            &options.strategies,
+            "no display to open the viewer on",
+        );
+    }
+    match viewer::view(scene, options) {
+        Ok(summary) => {
+            if let Some(png) = &summary.screenshot {
+                eprintln!(
+                    "{}: {} frames, {} steps",
+                    png.display(),
+                    summary.frames,
+                    summary.steps
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+#[cfg(not(feature = "viewer"))]
+fn show(
+    scene: Scene,
+    path: &Path,
+    args: &ViewArgs,
+    strategies: Vec<Strategy>,
+    size: Option<(u32, u32)>,
+) -> ExitCode {
+    if args.frames.is_some() || args.screenshot.is_some() || size.is_some() || strategies.len() > 1
+    {
+        return fail("this toibox was built without the viewer (cargo feature `viewer`)");
+    }
+    view_headless(&scene, path, &strategies, "no viewer in this build")
+}
+
+/// Run `scene` headless with the first of `strategies` (or its own), saying `why` first.
+fn view_headless(scene: &Scene, path: &Path, strategies: &[Strategy], why: &str) -> ExitCode {
+    eprintln!("{why}; running {} headless", path.display());
     let options = RunOptions {
         steps: scene.steps,
-        toi: scene.toi,
+        toi: strategies.first().copied().unwrap_or(scene.toi),
         events: false,
     };
-    headless(&scene, path, options, false)
+    headless(scene, path, options, false)
 }
 
 fn run(args: &RunArgs) -> ExitCode {

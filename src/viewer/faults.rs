@@ -1,0 +1,303 @@
+//! Balls that escaped or passed through something: what the comparison highlights.
+//!
+//! After each step every ball is judged on its own, whatever the strategy said:
+//! - escaped: its centre is behind a plane (signed distance < 0) or inside a cylinder;
+//! - passed through: it overlaps a ball or a shape by more than [`TOLERANCE`] of its radius
+//!   at the end of the step, or, for a ball without a collision in the step (so its path was
+//!   the straight line from its previous position), that path took it that deep into
+//!   something on the way (the exact sweep, with the radius shrunk by the tolerance).
+//!
+//! A fault stays with the ball until the scene is reset: a ball that tunnelled once is on
+//! the wrong side from then on. Cost: the balls against each static shape whose box their
+//! path's box meets, and ball pairs found by sort-and-sweep on x.
+
+use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Shape};
+use crate::math::{Real, Vec3};
+use crate::scene::Scene;
+use crate::toi::{MovingBall, Toi, analytic};
+
+use super::bounds::Bounds;
+
+/// Overlap allowed before a ball counts as passed through, relative to its radius.
+pub(crate) const TOLERANCE: Real = 0.05;
+
+/// What went wrong with a ball.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// Its centre went behind a plane or into a cylinder.
+    Escaped,
+    /// It went into or through a ball or a shape.
+    PassedThrough,
+}
+
+/// A ball as the judge sees it after a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BallState {
+    /// Centre at the start of the step.
+    pub previous: Vec3,
+    /// Centre at the end of the step.
+    pub position: Vec3,
+    /// Radius.
+    pub radius: Real,
+    /// True when the ball collided in the step: its path was not the straight line.
+    pub collided: bool,
+}
+
+impl BallState {
+    /// The ball shrunk by the tolerance, on its path over `[0, dt]` when that was straight,
+    /// else standing at its end position.
+    fn sweep(&self, dt: Real) -> MovingBall {
+        let radius = self.radius * (1.0 - TOLERANCE);
+        if self.collided {
+            MovingBall::new(self.position, radius, Vec3::ZERO)
+        } else {
+            MovingBall::new(self.previous, radius, (self.position - self.previous) / dt)
+        }
+    }
+
+    /// The box of the ball over its path.
+    fn path_box(&self) -> Bounds {
+        let mut b = Bounds::point(self.position);
+        b.include_ball(self.position, self.radius);
+        if !self.collided {
+            b.include_ball(self.previous, self.radius);
+        }
+        b
+    }
+}
+
+/// A finite static shape with its box.
+#[derive(Clone, Debug)]
+enum Finite {
+    Cylinder(Cylinder),
+    Polygon(ConvexPolygon),
+}
+
+/// The judge of one scene, and the faults found so far.
+#[derive(Clone, Debug)]
+pub(crate) struct Faults {
+    planes: Vec<Plane>,
+    /// Infinite cylinders, tested against every ball.
+    everywhere: Vec<Cylinder>,
+    /// Capped cylinders and polygons with their boxes.
+    finite: Vec<(Finite, Bounds)>,
+    /// The fault of each ball, in scene order.
+    pub per_ball: Vec<Option<Fault>>,
+    order: Vec<u32>,
+}
+
+impl Faults {
+    /// Create a judge for `scene`'s shapes and balls, with no faults yet.
+    #[must_use]
+    pub fn new(scene: &Scene) -> Self {
+        let mut everywhere = Vec::new();
+        let mut finite = Vec::new();
+        for c in &scene.cylinders {
+            match c.shape {
+                Cylinder::Capped(capped) => {
+                    let mut b = Bounds::point(capped.a);
+                    b.include_ball(capped.a, capped.radius);
+                    b.include_ball(capped.b, capped.radius);
+                    finite.push((Finite::Cylinder(c.shape), b));
+                }
+                Cylinder::Infinite(_) => everywhere.push(c.shape),
+            }
+        }
+        for p in &scene.polygons {
+            let vertices = p.shape.vertices();
+            let mut b = Bounds::point(vertices[0]);
+            for &v in vertices {
+                b.include(v);
+            }
+            finite.push((Finite::Polygon(p.shape.clone()), b));
+        }
+        Self {
+            planes: scene.planes.iter().map(|p| p.shape).collect(),
+            everywhere,
+            finite,
+            per_ball: vec![None; scene.balls.len()],
+            order: Vec::new(),
+        }
+    }
+
+    /// Return how many balls escaped and how many passed through something.
+    #[must_use]
+    pub fn counts(&self) -> (usize, usize) {
+        let escaped = self.per_ball.iter().filter(|f| **f == Some(Fault::Escaped));
+        let through = self
+            .per_ball
+            .iter()
+            .filter(|f| **f == Some(Fault::PassedThrough));
+        (escaped.count(), through.count())
+    }
+
+    /// Judge the balls after a step of `dt`; `balls` in scene order.
+    pub fn judge(&mut self, balls: &[BallState], dt: Real) {
+        debug_assert_eq!(balls.len(), self.per_ball.len());
+        for (i, ball) in balls.iter().enumerate() {
+            if let Some(fault) = self.judge_statics(ball, dt) {
+                self.mark(i, fault);
+            }
+        }
+        self.judge_pairs(balls, dt);
+    }
+
+    /// Record `fault` for ball `i`; escaping outranks passing through.
+    fn mark(&mut self, i: usize, fault: Fault) {
+        let slot = &mut self.per_ball[i];
+        if *slot != Some(Fault::Escaped) {
+            *slot = Some(fault);
+        }
+    }
+
+    fn judge_statics(&self, ball: &BallState, dt: Real) -> Option<Fault> {
+        let end = Ball::new(ball.position, ball.radius * (1.0 - TOLERANCE));
+        let sweep = ball.sweep(dt);
+        let hit = |toi: Toi| !matches!(toi, Toi::Miss);
+        let mut through = false;
+        // A straight path cannot dip into a half-space and leave it: the end tells all
+        for plane in &self.planes {
+            if plane.signed_distance(ball.position) < 0.0 {
+                return Some(Fault::Escaped);
+            }
+            through |= plane.overlaps(&end);
+        }
+        for cylinder in &self.everywhere {
+            if cylinder.point_proximity(ball.position).distance < 0.0 {
+                return Some(Fault::Escaped);
+            }
+            through |=
+                cylinder.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, cylinder, dt));
+        }
+        let path = ball.path_box();
+        for (shape, bounds) in &self.finite {
+            if !overlap(&path, bounds) {
+                continue;
+            }
+            match shape {
+                Finite::Cylinder(c) => {
+                    if c.point_proximity(ball.position).distance < 0.0 {
+                        return Some(Fault::Escaped);
+                    }
+                    through |= c.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, c, dt));
+                }
+                Finite::Polygon(p) => {
+                    through |= p.overlaps(&end) || hit(analytic::ball_polygon(&sweep, p, dt));
+                }
+            }
+        }
+        through.then_some(Fault::PassedThrough)
+    }
+
+    /// Sort-and-sweep on the path boxes' low x; each pair whose boxes meet is swept.
+    fn judge_pairs(&mut self, balls: &[BallState], dt: Real) {
+        let boxes: Vec<Bounds> = balls.iter().map(BallState::path_box).collect();
+        self.order.clear();
+        self.order.extend(0..balls.len() as u32);
+        self.order
+            .sort_unstable_by(|&a, &b| boxes[a as usize].min.x.total_cmp(&boxes[b as usize].min.x));
+        let order = std::mem::take(&mut self.order);
+        for (k, &i) in order.iter().enumerate() {
+            let i = i as usize;
+            for &j in &order[k + 1..] {
+                let j = j as usize;
+                if boxes[j].min.x > boxes[i].max.x {
+                    break;
+                }
+                if overlap(&boxes[i], &boxes[j]) && pair_passed_through(&balls[i], &balls[j], dt) {
+                    self.mark(i, Fault::PassedThrough);
+                    self.mark(j, Fault::PassedThrough);
+                }
+            }
+        }
+        self.order = order;
+    }
+}
+
+/// Return true when two balls end overlapping by more than the tolerance, or their straight
+/// paths took them that deep into each other.
+fn pair_passed_through(a: &BallState, b: &BallState, dt: Real) -> bool {
+    let reach = (a.radius + b.radius) * (1.0 - TOLERANCE);
+    if a.position.distance_squared(b.position) < reach * reach {
+        return true;
+    }
+    // Skip pairs with a bent path: only the end is known
+    if a.collided || b.collided {
+        return false;
+    }
+    !matches!(
+        analytic::ball_ball(&a.sweep(dt), &b.sweep(dt), dt),
+        Toi::Miss
+    )
+}
+
+fn overlap(a: &Bounds, b: &Bounds) -> bool {
+    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene() -> Scene {
+        // A floor, a pane at x = 0 (2 x 2), and a pole along y through x = 5
+        Scene::parse(
+            "Scene(dt: 0.1, gravity: (0.0, 0.0, 0.0),
+               balls: [(pos: (-2.0, 0.0, 0.0), radius: 0.1), (pos: (3.0, 0.0, 0.0), radius: 0.1)],
+               planes: [(point: (0.0, -1.0, 0.0), normal: (0.0, 1.0, 0.0))],
+               cylinders: [Infinite(point: (5.0, 0.0, 0.0), axis: (0.0, 1.0, 0.0), radius: 0.5)],
+               polygons: [(vertices: [(0.0, -1.0, -1.0), (0.0, 1.0, -1.0), (0.0, 1.0, 1.0), (0.0, -1.0, 1.0)])])",
+            "faults.ron",
+        )
+        .unwrap()
+    }
+
+    fn state(previous: Vec3, position: Vec3, collided: bool) -> BallState {
+        BallState {
+            previous,
+            position,
+            radius: 0.1,
+            collided,
+        }
+    }
+
+    #[test]
+    fn a_ball_that_crossed_the_pane_passed_through_it() {
+        let mut faults = Faults::new(&scene());
+        let parked = state(Vec3::new(3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0), false);
+        // From x = -2 to x = 2 in one step, straight through the pane at x = 0
+        let crossed = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0), false);
+        faults.judge(&[crossed, parked], 0.1);
+        assert_eq!(faults.per_ball, vec![Some(Fault::PassedThrough), None]);
+        // A bounce (a collision in the step) that ends clear is no fault
+        let mut faults = Faults::new(&scene());
+        let bounced = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(-1.0, 0.0, 0.0), true);
+        faults.judge(&[bounced, parked], 0.1);
+        assert_eq!(faults.per_ball, vec![None, None]);
+    }
+
+    #[test]
+    fn behind_the_floor_or_inside_the_pole_is_escaped() {
+        let mut faults = Faults::new(&scene());
+        let below = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(-2.0, -1.5, 0.0), false);
+        let inside = state(Vec3::new(3.0, 0.0, 0.0), Vec3::new(5.1, 0.0, 0.0), false);
+        faults.judge(&[below, inside], 0.1);
+        assert_eq!(faults.counts(), (2, 0));
+    }
+
+    #[test]
+    fn balls_that_crossed_each_other_passed_through_and_touching_ones_did_not() {
+        let mut faults = Faults::new(&scene());
+        // Head-on along z = 2 (clear of the pane), swapping places in one step
+        let a = state(Vec3::new(-1.0, 0.0, 2.0), Vec3::new(1.0, 0.0, 2.0), false);
+        let b = state(Vec3::new(1.0, 0.0, 2.0), Vec3::new(-1.0, 0.0, 2.0), false);
+        faults.judge(&[a, b], 0.1);
+        assert_eq!(faults.counts(), (0, 2));
+        // Resting in contact (centres 2 radii apart) is fine
+        let mut faults = Faults::new(&scene());
+        let a = state(Vec3::new(-1.0, 0.0, 2.0), Vec3::new(-1.0, 0.0, 2.0), false);
+        let b = state(Vec3::new(-0.8, 0.0, 2.0), Vec3::new(-0.8, 0.0, 2.0), false);
+        faults.judge(&[a, b], 0.1);
+        assert_eq!(faults.counts(), (0, 0));
+    }
+}

@@ -1,0 +1,231 @@
+//! The viewer: a scene in 3D with macroquad, stepped live (feature `viewer`).
+//!
+//! The viewer is a thin caller of the library: it builds the scene's world, steps it at the
+//! scene's fixed `dt` through [`FixedStep`](crate::FixedStep), and draws each ball between its
+//! [`PreviousPosition`](crate::PreviousPosition) and its [`Position`](crate::Position) with the
+//! clock's interpolation factor. The motion is smooth at any frame rate, and after `n` steps
+//! the state is bit for bit that of `toibox run` with `n` steps and the same strategy.
+//!
+//! Simulated time runs at wall-clock speed, or at one step per sixtieth of a second when a
+//! step is longer than that (NeHe's room steps 0.6 time units a frame); `[` and `]` scale it
+//! from ×1/8 to ×8.
+//!
+//! What it shows: balls as lit spheres in their colours (a palette colour by ball number
+//! when a ball has none); planes as translucent panels with a grid, clipped to the box of the
+//! scene's balls and finite shapes (slightly enlarged); cylinders (infinite ones crossing the
+//! box) and polygons; a flash at each contact and, optionally, trails; a HUD per pane. Two
+//! strategies side by side (`compare`) share one camera; balls that escaped or passed
+//! through something are drawn red and pulsing (see the faults rule in the HUD's help).
+//!
+//! With `frames` set, every frame advances exactly one step (a fixed frame time of `dt`), so
+//! the picture after `n` frames does not depend on the machine; with `screenshot` set, the
+//! last frame is written to a PNG.
+//!
+//! ```no_run
+//! use toibox::scene::Scene;
+//! use toibox::viewer::{self, ViewOptions};
+//!
+//! let scene = Scene::load("scenes/nehe_room.ron").unwrap();
+//! let options = ViewOptions {
+//!     frames: Some(120),
+//!     screenshot: Some("nehe.png".into()),
+//!     ..ViewOptions::default()
+//! };
+//! viewer::view(scene, options).unwrap();
+//! ```
+
+mod app;
+mod bounds;
+mod camera;
+mod effects;
+mod faults;
+mod hud;
+mod pane;
+mod render;
+mod screenshot;
+
+use std::cell::{Cell, RefCell};
+use std::fmt;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use crate::scene::Scene;
+use crate::toi::Strategy;
+
+/// Most panes side by side.
+pub const MAX_PANES: usize = 2;
+
+/// How to show a scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewOptions {
+    /// How the HUD names the scene's file.
+    pub file: String,
+    /// The strategy of each pane: empty for one pane with the scene's own strategy, one for
+    /// one pane, two for a side-by-side comparison.
+    pub strategies: Vec<Strategy>,
+    /// Close after this many frames; `None` runs until the user quits. Each frame then
+    /// takes exactly one step.
+    pub frames: Option<u64>,
+    /// Write the last frame to this PNG (needs `frames`).
+    pub screenshot: Option<PathBuf>,
+    /// The window's size in pixels, each at least 64.
+    pub size: (u32, u32),
+    /// Trails on at the start; `None`: on for scenes of at most 50 balls.
+    pub trails: Option<bool>,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self {
+            file: String::new(),
+            strategies: Vec::new(),
+            frames: None,
+            screenshot: None,
+            size: (1280, 800),
+            trails: None,
+        }
+    }
+}
+
+/// What a finished view did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ViewSummary {
+    /// Frames drawn.
+    pub frames: u64,
+    /// Steps taken (by each pane).
+    pub steps: u64,
+    /// The screenshot written at the end, if asked for.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Why the viewer could not show a scene, or stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewError {
+    /// The options are inconsistent; found before any window opens.
+    Options(String),
+    /// There is no display to open a window on; found before any window opens.
+    NoDisplay,
+    /// The graphics could not be set up (shaders, font).
+    Graphics(String),
+    /// The screenshot could not be written.
+    Screenshot(String),
+    /// The window closed before the frames asked for were drawn.
+    Closed {
+        /// Frames drawn.
+        frames: u64,
+        /// Frames asked for.
+        asked: u64,
+    },
+}
+
+impl fmt::Display for ViewError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Options(message) | Self::Graphics(message) | Self::Screenshot(message) => {
+                f.write_str(message)
+            }
+            Self::NoDisplay => f.write_str(
+                "no display to open the viewer on (DISPLAY and WAYLAND_DISPLAY are unset); \
+                 run it under xvfb-run for a virtual one, or use `toibox run`",
+            ),
+            Self::Closed { frames, asked } => {
+                write!(f, "the window closed after {frames} of {asked} frames")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ViewError {}
+
+/// Check `options` without opening anything: pane count, size, frames, the screenshot's
+/// directory, and a display to open a window on.
+pub fn check(options: &ViewOptions) -> Result<(), ViewError> {
+    let bad = |m: String| Err(ViewError::Options(m));
+    if options.strategies.len() > MAX_PANES {
+        return bad(format!(
+            "{} strategies to compare; allowed: at most {MAX_PANES}, e.g. analytic,sliced:20",
+            options.strategies.len()
+        ));
+    }
+    for strategy in &options.strategies {
+        strategy
+            .validate()
+            .map_err(|e| ViewError::Options(e.to_string()))?;
+    }
+    if options.size.0 < 64
+        || options.size.1 < 64
+        || options.size.0 > 16384
+        || options.size.1 > 16384
+    {
+        return bad(format!(
+            "window size {}x{}; allowed: 64 to 16384 pixels each way",
+            options.size.0, options.size.1
+        ));
+    }
+    if options.frames == Some(0) {
+        return bad("0 frames; allowed: 1 or more".to_owned());
+    }
+    if let Some(path) = &options.screenshot {
+        if options.frames.is_none() {
+            return bad("a screenshot needs --frames N: it is the last of N frames".to_owned());
+        }
+        screenshot::check_writable(path).map_err(ViewError::Options)?;
+    }
+    #[cfg(all(unix, not(target_os = "macos")))]
+    if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())
+        && std::env::var_os("WAYLAND_DISPLAY").is_none_or(|d| d.is_empty())
+    {
+        return Err(ViewError::NoDisplay);
+    }
+    Ok(())
+}
+
+/// Open a window on `scene` and run until the user quits or the frames asked for are drawn.
+///
+/// Checks the options first ([`check`]); returns when the window has closed. The window is
+/// macroquad's: this must be called at most once per process, from the main thread.
+pub fn view(scene: Scene, options: ViewOptions) -> Result<ViewSummary, ViewError> {
+    check(&options)?;
+    let title = if scene.name.is_empty() {
+        format!("toibox: {}", options.file)
+    } else {
+        format!("toibox: {}", scene.name)
+    };
+    let conf = macroquad::conf::Conf {
+        miniquad_conf: macroquad::miniquad::conf::Conf {
+            window_title: title,
+            window_width: options.size.0 as i32,
+            window_height: options.size.1 as i32,
+            high_dpi: false,
+            sample_count: 1,
+            window_resizable: options.frames.is_none(),
+            ..Default::default()
+        },
+        // A draw call holds one batch (macroquad wants a little more room than it gets);
+        // more would only take memory
+        draw_call_vertex_capacity: render::BATCH_VERTICES + 1024,
+        draw_call_index_capacity: render::BATCH_INDICES + 1024,
+        ..Default::default()
+    };
+    let asked = options.frames;
+    let outcome: Rc<RefCell<Option<Result<ViewSummary, ViewError>>>> = Rc::default();
+    let frames = Rc::new(Cell::new(0));
+    let (slot, counter) = (Rc::clone(&outcome), Rc::clone(&frames));
+    macroquad::Window::from_config(conf, async move {
+        let result = app::run(scene, options, counter).await;
+        *slot.borrow_mut() = Some(result);
+    });
+    let result = outcome.borrow_mut().take();
+    match (result, asked) {
+        (Some(result), _) => result,
+        // Closed by the user or the window manager before the loop ended
+        (None, Some(asked)) => Err(ViewError::Closed {
+            frames: frames.get(),
+            asked,
+        }),
+        (None, None) => Ok(ViewSummary {
+            frames: frames.get(),
+            ..ViewSummary::default()
+        }),
+    }
+}

@@ -1,0 +1,284 @@
+//! One copy of the scene with its strategy: the world, its running totals, and the judge of
+//! its faults. Nothing here draws; the viewer's loop steps panes and reads them.
+
+use std::time::Instant;
+
+use hecs::Entity;
+
+use super::faults::{BallState, Faults};
+use crate::math::Real;
+use crate::runs::energy;
+use crate::scene::{Scene, SceneItem, SceneWorld};
+use crate::sim::{Position, PreviousPosition, Radius, StepError};
+use crate::toi::{PairKind, Strategy};
+
+/// Slice counts that `+` and `-` step through.
+const SLICES: [u32; 15] = [
+    1, 2, 5, 10, 20, 50, 100, 150, 200, 500, 1000, 2000, 5000, 10_000, 100_000,
+];
+
+/// Totals since the start or the last reset.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Totals {
+    /// Collisions resolved.
+    pub collisions: u64,
+    /// Steps that reached the cap on events.
+    pub cap_hits: u64,
+}
+
+/// A scene's world stepped with one strategy.
+pub(crate) struct Pane {
+    /// The world, its stepper and its clock.
+    pub world: SceneWorld,
+    /// Faults found so far.
+    pub faults: Faults,
+    /// Every ball after the last step, in scene order.
+    pub balls: Vec<BallState>,
+    /// Totals since the start.
+    pub totals: Totals,
+    /// Kinetic energy at the start.
+    pub kinetic_start: Real,
+    /// Kinetic plus potential energy at the start, and now.
+    pub energy: (Real, Real),
+    /// Wall-clock milliseconds per step, smoothed; `None` before the first step.
+    pub physics_ms: Option<Real>,
+    /// The error that stopped this pane, if any.
+    pub error: Option<StepError>,
+    /// Slices the sliced strategies use when `T` picks them.
+    pub slices: u32,
+}
+
+impl Pane {
+    /// Build `scene` with `strategy`.
+    #[must_use]
+    pub fn new(scene: &Scene, strategy: Strategy) -> Self {
+        let mut world = scene.build();
+        world.sim.stepper.config.strategy = strategy;
+        let mut pane = Self {
+            balls: Vec::with_capacity(world.balls.len()),
+            faults: Faults::new(scene),
+            world,
+            totals: Totals::default(),
+            kinetic_start: 0.0,
+            energy: (0.0, 0.0),
+            physics_ms: None,
+            error: None,
+            slices: slices_of(strategy).unwrap_or(150),
+        };
+        pane.start(scene);
+        pane
+    }
+
+    fn start(&mut self, scene: &Scene) {
+        self.kinetic_start = crate::sim::kinetic_energy(&self.world.sim.world);
+        let e = energy(&self.world.sim.world, scene.gravity);
+        self.energy = (e, e);
+        self.read_balls(&[]);
+    }
+
+    /// Go back to the scene's initial state, keeping the strategy and the slice count.
+    pub fn reset(&mut self, scene: &Scene) {
+        let strategy = self.strategy();
+        *self = Self {
+            slices: self.slices,
+            ..Self::new(scene, strategy)
+        };
+    }
+
+    /// Return the strategy.
+    #[must_use]
+    pub fn strategy(&self) -> Strategy {
+        self.world.sim.stepper.config.strategy
+    }
+
+    /// Use `strategy` from the next step on.
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        if let Some(n) = slices_of(strategy) {
+            self.slices = n;
+        }
+        self.world.sim.stepper.config.strategy = strategy;
+    }
+
+    /// Take the next built-in strategy: analytic, sliced, sliced-bisect, discrete, analytic.
+    pub fn cycle_strategy(&mut self) {
+        let n = self.slices;
+        let next = match self.strategy() {
+            Strategy::Analytic => Strategy::Sliced { slices: n },
+            Strategy::Sliced { .. } => Strategy::SlicedBisect {
+                slices: n,
+                tolerance: 1e-9,
+            },
+            Strategy::SlicedBisect { .. } => Strategy::Discrete,
+            Strategy::Discrete => Strategy::Analytic,
+        };
+        self.set_strategy(next);
+    }
+
+    /// Step the slice count up (`up`) or down the ladder 1, 2, 5, 10, ... 100,000; the sliced
+    /// strategies take it at once.
+    pub fn change_slices(&mut self, up: bool) {
+        let n = self.slices;
+        self.slices = if up {
+            SLICES.iter().copied().find(|&s| s > n).unwrap_or(n)
+        } else {
+            SLICES.iter().rev().copied().find(|&s| s < n).unwrap_or(n)
+        };
+        let strategy = match self.strategy() {
+            Strategy::Sliced { .. } => Strategy::Sliced {
+                slices: self.slices,
+            },
+            Strategy::SlicedBisect { tolerance, .. } => Strategy::SlicedBisect {
+                slices: self.slices,
+                tolerance,
+            },
+            other => other,
+        };
+        self.world.sim.stepper.config.strategy = strategy;
+    }
+
+    /// Take one step of `dt`, then judge the balls. After an error the pane stays stopped.
+    pub fn step(&mut self, scene: &Scene, dt: Real) {
+        if self.error.is_some() {
+            return;
+        }
+        let started = Instant::now();
+        if let Err(e) = self.world.sim.step(dt) {
+            self.error = Some(e);
+            return;
+        }
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        self.physics_ms = Some(match self.physics_ms {
+            Some(old) => old + (ms - old) * 0.1,
+            None => ms,
+        });
+        let report = self.world.sim.report();
+        self.totals.collisions += report.stats.collisions;
+        self.totals.cap_hits += report.stats.events_cap_hits;
+        let mut collided = Vec::with_capacity(report.events.len() * 2);
+        for event in &report.events {
+            collided.push(event.a);
+            if event.kind == PairKind::BallBall {
+                collided.push(event.b);
+            }
+        }
+        self.read_balls(&collided);
+        self.energy.1 = energy(&self.world.sim.world, scene.gravity);
+        self.faults.judge(&self.balls, dt);
+    }
+
+    /// Copy the balls' state out of the world; `collided` lists the balls with a collision
+    /// in the last step.
+    fn read_balls(&mut self, collided: &[Entity]) {
+        let world = &self.world.sim.world;
+        let view = world.view::<(&Position, Option<&PreviousPosition>, &Radius)>();
+        self.balls.clear();
+        self.balls.extend(self.world.balls.iter().map(|&e| {
+            let (p, previous, r) = view.get(e).expect("a scene ball keeps its components");
+            BallState {
+                previous: previous.map_or(p.0, |q| q.0),
+                position: p.0,
+                radius: r.0,
+                collided: false,
+            }
+        }));
+        for &e in collided {
+            if let Some(SceneItem::Ball(i)) = self.world.item(e) {
+                self.balls[i].collided = true;
+            }
+        }
+    }
+
+    /// Return the kinetic energy after the last step.
+    #[must_use]
+    pub fn kinetic(&self) -> Real {
+        if self.world.sim.steps() == 0 {
+            self.kinetic_start
+        } else {
+            self.world.sim.report().stats.kinetic_energy
+        }
+    }
+}
+
+/// Return the slice count of a sliced strategy.
+#[must_use]
+fn slices_of(strategy: Strategy) -> Option<u32> {
+    match strategy {
+        Strategy::Sliced { slices } | Strategy::SlicedBisect { slices, .. } => Some(slices),
+        Strategy::Analytic | Strategy::Discrete => None,
+    }
+}
+
+/// Return `value` relative to `start`, or the plain difference when `start` is zero.
+#[must_use]
+pub(crate) fn drift(start: Real, value: Real) -> Real {
+    if start != 0.0 {
+        (value - start) / start.abs()
+    } else {
+        value - start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runs::{self, RunOptions};
+
+    fn cradle() -> Scene {
+        Scene::parse(
+            include_str!("../../scenes/newtons_cradle.ron"),
+            "newtons_cradle.ron",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_pane_stepped_n_times_ends_where_a_headless_run_of_n_steps_ends() {
+        let scene = cradle();
+        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        for _ in 0..300 {
+            pane.step(&scene, scene.dt);
+        }
+        let options = RunOptions {
+            steps: 300,
+            toi: Strategy::Analytic,
+            events: false,
+        };
+        let report = runs::run(&scene, "cradle", options, |_| {}).unwrap();
+        for (ball, expected) in pane.balls.iter().zip(&report.balls) {
+            assert_eq!(ball.position.to_array(), expected.pos, "bit for bit");
+        }
+        assert_eq!(pane.totals.collisions, report.stats.collisions);
+        assert_eq!(pane.faults.counts(), (0, 0));
+    }
+
+    #[test]
+    fn strategies_cycle_through_the_built_ins_with_the_slice_count() {
+        let scene = cradle();
+        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        pane.change_slices(false);
+        assert_eq!(pane.slices, 100);
+        pane.cycle_strategy();
+        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 100 });
+        pane.change_slices(true);
+        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 150 });
+        pane.cycle_strategy();
+        assert_eq!(pane.strategy().to_string(), "sliced-bisect:150");
+        pane.cycle_strategy();
+        assert_eq!(pane.strategy(), Strategy::Discrete);
+        pane.cycle_strategy();
+        assert_eq!(pane.strategy(), Strategy::Analytic);
+    }
+
+    #[test]
+    fn a_reset_returns_to_the_start_and_keeps_the_strategy() {
+        let scene = cradle();
+        let mut pane = Pane::new(&scene, Strategy::Sliced { slices: 20 });
+        for _ in 0..50 {
+            pane.step(&scene, scene.dt);
+        }
+        pane.reset(&scene);
+        assert_eq!(pane.world.sim.steps(), 0);
+        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 20 });
+        assert_eq!(pane.balls[0].position, scene.balls[0].position);
+    }
+}

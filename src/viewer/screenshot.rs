@@ -1,0 +1,125 @@
+//! Screenshots: the window's pixels written to a PNG, whole or not at all.
+
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// Write an RGBA image of `width` × `height` pixels whose rows run from the bottom up (as
+/// OpenGL reads them) to `path` as an RGB PNG.
+///
+/// The file is written beside `path` under a temporary name and renamed into place, so a
+/// reader never sees a partial file; on failure nothing is left behind.
+pub(crate) fn write_png(
+    path: &Path,
+    width: u32,
+    height: u32,
+    bottom_up_rgba: &[u8],
+) -> Result<(), String> {
+    let row = width as usize * 4;
+    if bottom_up_rgba.len() != row * height as usize || width == 0 || height == 0 {
+        return Err(format!(
+            "{}: cannot write: the screen gave {} bytes for {width}x{height} pixels",
+            path.display(),
+            bottom_up_rgba.len()
+        ));
+    }
+    let mut rgb = Vec::with_capacity(width as usize * height as usize * 3);
+    for line in bottom_up_rgba.chunks_exact(row).rev() {
+        for pixel in line.chunks_exact(4) {
+            rgb.extend_from_slice(&pixel[..3]);
+        }
+    }
+    let tmp = temporary(path);
+    let result = encode(&tmp, width, height, &rgb)
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string()));
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: cannot write: {e}", path.display())
+    })
+}
+
+fn encode(path: &Path, width: u32, height: u32, rgb: &[u8]) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Best);
+    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
+    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())
+}
+
+/// Return the temporary name beside `path`: `.NAME.partial-PID`.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "screenshot".into(), |n| n.to_string_lossy());
+    path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+/// Return a new file name in `dir` for a screenshot of the scene `stem`:
+/// `toibox-STEM-N.png` with the first `N` from 1 not taken.
+#[must_use]
+pub(crate) fn unique_name(dir: &Path, stem: &str) -> PathBuf {
+    let stem: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    (1..)
+        .map(|n| dir.join(format!("toibox-{stem}-{n}.png")))
+        .find(|p| !p.exists())
+        .expect("some number is free")
+}
+
+/// Check before the window opens that a PNG can be written at `path`: its directory exists
+/// and takes a new file.
+pub(crate) fn check_writable(path: &Path) -> Result<(), String> {
+    let tmp = temporary(path);
+    std::fs::write(&tmp, b"")
+        .and_then(|()| std::fs::remove_file(&tmp))
+        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_png_is_written_top_down_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("toibox-shot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("two.png");
+        // Two rows, bottom up: the bottom row red, the top row blue
+        let pixels = [255, 0, 0, 255, 0, 0, 255, 128];
+        write_png(&path, 1, 2, &pixels).unwrap();
+        let decoder = png::Decoder::new(std::fs::File::open(&path).unwrap());
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), (1, 2));
+        assert_eq!(&buf[..6], &[0, 0, 255, 255, 0, 0]);
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no partial file left"
+        );
+        assert_eq!(unique_name(&dir, "a b"), dir.join("toibox-a_b-1.png"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_unwritable_place_is_an_error_naming_it() {
+        let path = Path::new("/no/such/dir/shot.png");
+        let error = check_writable(path).unwrap_err();
+        assert!(
+            error.starts_with("/no/such/dir/shot.png: cannot write"),
+            "{error}"
+        );
+        assert!(write_png(path, 1, 1, &[0, 0, 0, 255]).is_err());
+    }
+}
