@@ -31,7 +31,8 @@ pub struct Mass(pub Real);
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Restitution(pub Real);
 
-/// Display colour of a ball, linear RGB in `[0, 1]`; the simulation ignores it.
+/// Display colour of a ball, RGB in `[0, 1]` as shown on screen (sRGB, as NeHe's `glColor`); the
+/// simulation ignores it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Color(pub [f32; 3]);
 
