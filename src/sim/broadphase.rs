@@ -153,6 +153,32 @@ impl SpatialHash {
         }
     }
 
+    /// Return how many buckets there are.
+    pub fn bucket_count(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// Return the registrations of `bucket` made before [`SpatialHash::finish_bulk`], as
+    /// (item, stamp).
+    #[inline]
+    pub fn bulk_entries(&self, bucket: usize) -> &[(u32, u32)] {
+        let (start, end) = (self.slots[bucket].start, self.slots[bucket + 1].start);
+        &self.bulk[start as usize..end as usize]
+    }
+
+    /// Return the bucket of the cell holding `p`.
+    #[inline]
+    pub fn bucket_of(&self, p: Vec3) -> u32 {
+        self.bucket(self.cell_of(p))
+    }
+
+    /// Return how many pieces [`SpatialHash::path_buckets`] cuts the segment `a..b` into: one
+    /// when the path is no longer than a cell, and its buckets are then those of its box.
+    #[inline]
+    pub fn pieces(&self, a: Vec3, b: Vec3) -> usize {
+        ((b - a).length() * self.inv_cell).ceil().clamp(1.0, 1e6) as usize
+    }
+
     /// Append to `out` the buckets of the cells within `radius` of the segment `a..b`, each
     /// once, sorted. Returns how many cells were covered, or `None` (with `out` unchanged)
     /// when that would exceed `limit`.
@@ -165,7 +191,7 @@ impl SpatialHash {
         out: &mut Vec<u32>,
     ) -> Option<usize> {
         let start = out.len();
-        let pieces = ((b - a).length() * self.inv_cell).ceil().clamp(1.0, 1e6) as usize;
+        let pieces = self.pieces(a, b);
         let mut cells = 0usize;
         for k in 0..pieces {
             let p = a.lerp(b, k as Real / pieces as Real);

@@ -433,6 +433,14 @@ pub struct Stepper {
     islands: Islands,
     /// Balls without a [`Sleep`] component, to be given one.
     sleepless: Vec<(Entity, Sleep)>,
+    /// Per ball, its path box over the whole step (first predictions).
+    boxes: Vec<Aabb>,
+    /// Per ball, its path is longer than a cell, or roams: searched ball by ball.
+    long: Vec<bool>,
+    /// Per static, its box (empty for those tested everywhere).
+    static_boxes: Vec<Aabb>,
+    /// The pairs of the first predictions.
+    first_pairs: Vec<(u32, u32)>,
 }
 
 impl Stepper {
@@ -489,11 +497,7 @@ impl Stepper {
         }
 
         self.build_broadphase(dt);
-        for i in 0..self.balls.len() {
-            if !self.balls.rest[i].asleep() {
-                self.predict(i, 0.0, dt, strategy, true);
-            }
-        }
+        self.predict_all(dt, strategy);
 
         let cap = self
             .config
@@ -889,8 +893,7 @@ impl Stepper {
                 this.statics[k].shape.toi(strategy, &me, t_max)
             } else {
                 let j = other as usize;
-                // Sleeping balls ask nothing: their pairs are asked by the other ball
-                let asked_by_j = first && j < i && !this.balls.rest[j].asleep();
+                let asked_by_j = first && !this.asks_first(i, j);
                 if asked_by_j || !my_box.overlaps(&this.balls.path_box(j, now, t_end)) {
                     return;
                 }
@@ -900,6 +903,125 @@ impl Stepper {
             this.report.stats.toi_queries += 1;
             this.schedule(i, other, now, t_end, &me, toi);
         });
+    }
+
+    /// The first predictions of the step, every pair asked once.
+    ///
+    /// Pairs of short paths (no longer than a cell, so registered in exactly the cells of their
+    /// box) are found bucket by bucket: a pair whose boxes overlap is asked in the bucket of
+    /// the cell holding the lowest corner of the boxes' overlap, which both registered, and
+    /// nowhere else. That reads each bucket once, in order, instead of every ball's buckets
+    /// with a deduplication. Long and roaming paths search their candidates as after a
+    /// collision. Statics tested everywhere are asked by every short path directly.
+    fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
+        let n = self.balls.len();
+        self.boxes.clear();
+        self.long.clear();
+        for i in 0..n {
+            let b = &self.balls.body[i];
+            let to = b.position + b.velocity * dt;
+            self.boxes.push(Aabb::of_path(b.position, to, b.radius));
+            let asleep = self.balls.rest[i].asleep();
+            self.long
+                .push(self.balls.roaming[i] || (!asleep && self.hash.pieces(b.position, to) > 1));
+        }
+        self.static_boxes.clear();
+        self.static_boxes.extend(
+            self.statics
+                .iter()
+                .map(|s| s.shape.aabb().unwrap_or_default()),
+        );
+
+        let mut first = std::mem::take(&mut self.first_pairs);
+        first.clear();
+        let (balls, boxes, long) = (&self.balls, &self.boxes, &self.long);
+        let asleep = |i: usize| balls.rest[i].asleep();
+        for bucket in 0..self.hash.bucket_count() {
+            let entries = self.hash.bulk_entries(bucket);
+            for (p, &(x, _)) in entries.iter().enumerate() {
+                for &(y, _) in &entries[p + 1..] {
+                    // A ball, and a ball or a static
+                    let (i, other) = if x & STATIC_BIT == 0 { (x, y) } else { (y, x) };
+                    if i & STATIC_BIT != 0 {
+                        continue;
+                    }
+                    let i = i as usize;
+                    let (corner, pair) = if other & STATIC_BIT != 0 {
+                        let k = (other & !STATIC_BIT) as usize;
+                        if long[i] || asleep(i) || !boxes[i].overlaps(&self.static_boxes[k]) {
+                            continue;
+                        }
+                        (
+                            boxes[i].min.max(self.static_boxes[k].min),
+                            (i as u32, other),
+                        )
+                    } else {
+                        let j = other as usize;
+                        if long[i] || long[j] || (asleep(i) && asleep(j)) {
+                            continue;
+                        }
+                        if !boxes[i].overlaps(&boxes[j]) {
+                            continue;
+                        }
+                        // The awake one asks, or the lower index
+                        let pair = if asleep(i) || (!asleep(j) && j < i) {
+                            (j as u32, i as u32)
+                        } else {
+                            (i as u32, j as u32)
+                        };
+                        (boxes[i].min.max(boxes[j].min), pair)
+                    };
+                    if self.hash.bucket_of(corner) as usize == bucket {
+                        first.push(pair);
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            if self.long[i] || self.balls.rest[i].asleep() {
+                continue;
+            }
+            for e in 0..self.everywhere.len() {
+                first.push((i as u32, self.everywhere[e] | STATIC_BIT));
+            }
+        }
+
+        for &(a, other) in &first {
+            let a = a as usize;
+            let me = self.balls.moving(a, 0.0);
+            let toi = if other & STATIC_BIT != 0 {
+                let k = (other & !STATIC_BIT) as usize;
+                if !self.statics[k].everywhere {
+                    self.pairs.push((a as u32, other));
+                }
+                self.statics[k].shape.toi(strategy, &me, dt)
+            } else {
+                self.pairs.push((a as u32, other));
+                strategy.ball_ball(&me, &self.balls.moving(other as usize, 0.0), dt)
+            };
+            self.report.stats.toi_queries += 1;
+            self.schedule(a, other, 0.0, dt, &me, toi);
+        }
+        self.first_pairs = first;
+
+        for i in 0..n {
+            if self.long[i] {
+                self.predict(i, 0.0, dt, strategy, true);
+            }
+        }
+    }
+
+    /// In the first predictions, whether long path `i` asks about ball `j`: pairs of two short
+    /// paths are asked bucket by bucket, the others once each, by an awake long path if there
+    /// is one (the lower index of two), and never between two sleeping balls.
+    fn asks_first(&self, i: usize, j: usize) -> bool {
+        let (ai, aj) = (self.balls.rest[i].asleep(), self.balls.rest[j].asleep());
+        match (ai, aj) {
+            (true, true) => false,
+            (true, false) => !self.long[j],
+            (false, true) => true,
+            (false, false) => !self.long[j] || i < j,
+        }
     }
 
     /// Push the event a query found, if it is one.
@@ -1008,7 +1130,11 @@ impl Stepper {
         if let Some(j) = other_ball {
             self.links.push((i as u32, j as u32));
         }
-        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it
+        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it (the
+        // asking ball sleeps only when it is a roaming one asking in the first predictions)
+        if self.balls.rest[i].asleep() && !response.resting {
+            self.balls.rest[i].wake();
+        }
         let moved = other_ball.filter(|&j| {
             let rest = &mut self.balls.rest[j];
             if rest.asleep() && !response.resting {
