@@ -344,11 +344,7 @@ fn print_summary(r: &RunReport) {
         s.ball_polygon,
         s.toi_queries
     );
-    let drift = if s.energy_start != 0.0 {
-        (s.energy_end - s.energy_start) / s.energy_start.abs()
-    } else {
-        s.energy_end - s.energy_start
-    };
+    let drift = runs::relative_change(s.energy_start, s.energy_end);
     println!(
         "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; cap hits {}; asleep at the end {}",
         s.energy_start, s.energy_end, s.max_penetration, s.escaped, s.events_cap_hits, s.sleeping
@@ -403,14 +399,13 @@ fn compare(args: &CompareArgs) -> ExitCode {
         let series: Vec<Series> = (comparison.runs.iter())
             .map(|run| {
                 let e0 = run.stats.energy_start;
-                let scale = if e0 != 0.0 { e0.abs() } else { 1.0 };
                 let t = &run.trace.time;
                 Series {
                     label: run.toi.clone(),
                     energy: t
                         .iter()
                         .zip(&run.trace.energy)
-                        .map(|(&t, &e)| (t, (e - e0) / scale))
+                        .map(|(&t, &e)| (t, runs::relative_change(e0, e)))
                         .collect(),
                     penetration: t
                         .iter()

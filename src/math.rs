@@ -36,6 +36,19 @@ pub fn normalize_or(v: Vec3, fallback: Vec3) -> Vec3 {
     }
 }
 
+/// Return the volume of a ball of `radius`, `4/3 π r³`: also its mass at density 1.
+#[must_use]
+#[inline]
+pub fn ball_volume(radius: Real) -> Real {
+    4.0 / 3.0 * std::f64::consts::PI * radius.powi(3)
+}
+
+/// True for a finite number above zero.
+#[inline]
+pub(crate) fn positive(x: Real) -> bool {
+    x.is_finite() && x > 0.0
+}
+
 /// Return a unit vector drawn uniformly from the sphere's directions.
 pub(crate) fn random_unit_vector(rng: &mut impl rand::Rng) -> Vec3 {
     // Rejection from the cube keeps the directions uniform

@@ -143,6 +143,17 @@ pub fn energy(world: &hecs::World, gravity: Vec3) -> Real {
         .sum()
 }
 
+/// Return `(end - start) / |start|`, or `end - start` when `start` is zero: how the energy
+/// drift of a run is reported.
+#[must_use]
+pub fn relative_change(start: Real, end: Real) -> Real {
+    if start != 0.0 {
+        (end - start) / start.abs()
+    } else {
+        end - start
+    }
+}
+
 /// Step `scene` as `options` say, calling `progress(steps_done)` after every step. `name` is
 /// how the report names the scene.
 pub fn run(
@@ -342,11 +353,6 @@ pub fn compare(
         let drifts: Vec<Real> = (timed.balls.iter().zip(&reference.balls))
             .map(|(a, b)| Vec3::from_array(a.pos).distance(Vec3::from_array(b.pos)))
             .collect();
-        let energy_scale = if s.energy_start != 0.0 {
-            s.energy_start.abs()
-        } else {
-            1.0
-        };
         let per_step = |x: Real| if steps > 0 { x / steps as Real } else { 0.0 };
         let compared = audit.compared.get();
         results.push(StrategyResult {
@@ -363,7 +369,7 @@ pub fn compare(
             toi_error_max: audit.error_max.get(),
             max_penetration: s.max_penetration,
             escaped: s.escaped,
-            energy_drift: (s.energy_end - s.energy_start) / energy_scale,
+            energy_drift: relative_change(s.energy_start, s.energy_end),
             ms_per_step: per_step(s.wall_ms),
             toi_queries_per_step: per_step(s.toi_queries as Real),
             state_drift_max: drifts.iter().copied().fold(0.0, Real::max),

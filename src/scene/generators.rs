@@ -5,7 +5,7 @@ use std::fmt;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::math::{Real, Vec3, random_unit_vector};
+use crate::math::{Real, Vec3, ball_volume, random_unit_vector};
 use crate::sim::BallDef;
 
 /// Most balls one generator may place; more is refused before anything is allocated.
@@ -81,6 +81,7 @@ impl std::error::Error for GeneratorError {}
 /// The elastic gases of the benchmarks fill 5% (`fraction = 0.05`).
 #[must_use]
 pub fn gas_box_side(count: u64, radius: Real, fraction: Real) -> Real {
+    // Written out, not through ball_volume: the scene files hold its result to the bit
     (count as Real * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3) / fraction).cbrt()
 }
 
@@ -168,9 +169,8 @@ pub fn random_block(
 ) -> Result<Vec<BallDef>, GeneratorError> {
     check(min, max, count, radius, speed)?;
     let inner = max - min - Vec3::splat(2.0 * radius);
-    let ball_volume = 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
     let box_volume = (max - min).x * (max - min).y * (max - min).z;
-    let fits = (0.3 * box_volume / ball_volume).floor() as u64;
+    let fits = (0.3 * box_volume / ball_volume(radius)).floor() as u64;
     if count > fits {
         return Err(GeneratorError::DoesNotFit { count, fits });
     }
@@ -258,7 +258,7 @@ fn check(
     if !(radius.is_finite() && radius > 0.0 && radius <= MAX_MAGNITUDE) {
         return value("radius", number(radius), "a number > 0 and up to 1e9");
     }
-    let mass = 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+    let mass = ball_volume(radius);
     if !(mass.is_normal() && mass.is_finite()) {
         return value(
             "radius",

@@ -17,7 +17,7 @@ use super::generators::{
 use crate::geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Shape, ShapeError,
 };
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, positive};
 use crate::sim::{BallDef, Restitution, Simulation, StepConfig};
 use crate::toi::Strategy;
 
@@ -500,10 +500,6 @@ fn fixed<S: hecs::Component>(shape: S, restitution: Real) -> hecs::EntityBuilder
 
 fn overlap(list: &str, k: usize, depth: Real) -> String {
     format!("overlaps {list}[{k}] by {depth:e}; allowed: balls that at most touch a shape")
-}
-
-fn positive(x: Real) -> bool {
-    x.is_finite() && x > 0.0
 }
 
 fn restitution(field: &str, e: Real) -> Result<Real, (String, String)> {

@@ -123,7 +123,7 @@ impl BallDef {
             position,
             velocity: Vec3::ZERO,
             radius,
-            mass: 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3),
+            mass: crate::math::ball_volume(radius),
             restitution: 1.0,
             color: None,
             name: None,

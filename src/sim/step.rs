@@ -46,7 +46,7 @@ use super::response::{
 };
 use super::sleep::{Islands, Rest, SleepConfig};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, positive};
 use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
 
 /// Most cells a ball's path may cover before it is tested against every ball instead.
@@ -1274,9 +1274,4 @@ impl Stepper {
 /// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`.
 fn permute<T: Copy>(items: &mut Vec<T>, order: &[u32]) {
     *items = order.iter().map(|&w| items[w as usize]).collect();
-}
-
-/// True for a finite number above zero.
-fn positive(x: Real) -> bool {
-    x.is_finite() && x > 0.0
 }
