@@ -67,6 +67,15 @@ impl InfiniteCylinder {
             radius,
         })
     }
+
+    /// Return the signed distance from `point` to the side: negative inside. The same value as
+    /// [`Shape::point_proximity`]'s `distance`, without the normal and the surface point.
+    #[must_use]
+    #[inline]
+    pub fn signed_distance(&self, point: Vec3) -> Real {
+        let m = point - self.point;
+        (m - self.axis * m.dot(self.axis)).length() - self.radius
+    }
 }
 
 impl From<CappedCylinder> for Cylinder {
@@ -141,6 +150,7 @@ impl Shape for CappedCylinder {
 
 impl Shape for InfiniteCylinder {
     /// Measure `point` against the solid; a point on the axis gets an arbitrary radial direction.
+    #[inline]
     fn point_proximity(&self, point: Vec3) -> Proximity {
         debug_assert!(
             self.axis.is_normalized(),
@@ -164,6 +174,7 @@ impl Shape for InfiniteCylinder {
 }
 
 impl Shape for Cylinder {
+    #[inline]
     fn point_proximity(&self, point: Vec3) -> Proximity {
         match self {
             Self::Capped(c) => c.point_proximity(point),

@@ -36,6 +36,7 @@ impl Plane {
 impl Shape for Plane {
     /// Measure `point` against the half-space: the normal is always the plane's, and the
     /// surface point is the projection of `point` on the plane.
+    #[inline]
     fn point_proximity(&self, point: Vec3) -> Proximity {
         debug_assert!(
             self.normal.is_normalized(),

@@ -58,6 +58,7 @@ struct Entry {
 /// what is added later.
 #[derive(Debug, Default)]
 pub(crate) struct SpatialHash {
+    /// One over the cell size; zero when one cell is all of space.
     inv_cell: Real,
     mask: u64,
     /// Per bucket, and one more: where its bulk part starts (it ends where the next one's
@@ -79,11 +80,18 @@ struct Slot {
 
 impl SpatialHash {
     /// Empty the hash and set the cell size and the bucket count (a power of two of at least
-    /// `buckets`).
-    pub fn reset(&mut self, cell: Real, buckets: usize) {
-        debug_assert!(cell > 0.0 && cell.is_finite(), "cell size {cell}");
-        self.inv_cell = 1.0 / cell;
-        let count = buckets.max(64).next_power_of_two();
+    /// `buckets`). A cell of `None` is all of space: everything shares one bucket, and every
+    /// pair of registrations meets there (the cheapest broad phase for a few balls).
+    pub fn reset(&mut self, cell: Option<Real>, buckets: usize) {
+        debug_assert!(
+            cell.is_none_or(|c| c > 0.0 && c.is_finite()),
+            "cell size {cell:?}"
+        );
+        self.inv_cell = cell.map_or(0.0, |c| 1.0 / c);
+        let count = match cell {
+            Some(_) => buckets.max(16).next_power_of_two(),
+            None => 1,
+        };
         self.mask = count as u64 - 1;
         self.slots.clear();
         self.slots.resize(
@@ -190,6 +198,10 @@ impl SpatialHash {
         limit: usize,
         out: &mut Vec<u32>,
     ) -> Option<usize> {
+        if self.inv_cell == 0.0 {
+            out.push(self.bucket([0; 3]));
+            return Some(1);
+        }
         let start = out.len();
         let pieces = self.pieces(a, b);
         let mut cells = 0usize;
@@ -258,8 +270,8 @@ impl SpatialHash {
     /// Return the integer cell of `p` (saturating far away, which only merges far cells).
     #[inline]
     fn cell_of(&self, p: Vec3) -> [i64; 3] {
-        let c = (p * self.inv_cell).floor();
-        [c.x as i64, c.y as i64, c.z as i64]
+        let c = p * self.inv_cell;
+        [floor(c.x), floor(c.y), floor(c.z)]
     }
 
     /// Return the bucket of a cell.
@@ -276,6 +288,14 @@ impl SpatialHash {
         h ^= h >> 33;
         (h & self.mask) as u32
     }
+}
+
+/// Return the largest integer not above `v`, saturating at the ends of `i64`: the truncating
+/// cast, one lower for a negative fraction (no call to the library's `floor`).
+#[inline]
+fn floor(v: Real) -> i64 {
+    let t = v as i64;
+    t.saturating_sub(i64::from((t as Real) > v))
 }
 
 /// Sort `items` and move the distinct ones to the front; return how many there are.
@@ -298,7 +318,7 @@ mod tests {
     #[test]
     fn a_long_path_covers_cells_along_it_not_its_box() {
         let mut hash = SpatialHash::default();
-        hash.reset(1.0, 1 << 16);
+        hash.reset(Some(1.0), 1 << 16);
         let mut out = Vec::new();
         // A diagonal path across 100 cells per axis: its box holds 10^6 cells, the path a few
         // hundred (173 pieces of one cell's length, each touching a few cells).
@@ -311,7 +331,7 @@ mod tests {
     #[test]
     fn paths_that_meet_share_a_bucket() {
         let mut hash = SpatialHash::default();
-        hash.reset(0.5, 1024);
+        hash.reset(Some(0.5), 1024);
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for (from, to, out) in [
             (Vec3::new(-3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0), &mut a),
@@ -323,9 +343,18 @@ mod tests {
     }
 
     #[test]
+    fn floor_matches_the_library_and_saturates() {
+        for v in [0.0, -0.0, 0.5, -0.5, 2.75, -2.75, 1e15 + 0.5, -1e15 - 0.5] {
+            assert_eq!(floor(v), v.floor() as i64, "{v}");
+        }
+        assert_eq!(floor(1e300), i64::MAX);
+        assert_eq!(floor(-1e300), i64::MIN);
+    }
+
+    #[test]
     fn limit_leaves_the_output_unchanged() {
         let mut hash = SpatialHash::default();
-        hash.reset(0.1, 1024);
+        hash.reset(Some(0.1), 1024);
         let mut out = vec![7];
         let cells = hash.path_buckets(Vec3::ZERO, Vec3::ZERO, 10.0, 1000, &mut out);
         assert_eq!(cells, None);
