@@ -172,6 +172,20 @@ impl StaticShape {
         }
     }
 
+    /// True when no ball inside `aabb` can touch the shape: the box lies wholly in front of a
+    /// plane, by more than rounding. Always false for other shapes.
+    #[inline]
+    fn misses_box(&self, aabb: &Aabb) -> bool {
+        let Self::Plane(plane) = self else {
+            return false;
+        };
+        // The corner deepest along the normal
+        let n = plane.normal;
+        let corner = Vec3::select(n.cmpgt(Vec3::ZERO), aabb.min, aabb.max);
+        let margin = 1e-9 * (1.0 + corner.abs().max_element());
+        plane.signed_distance(corner) > margin
+    }
+
     /// The box of a finite shape; `None` for planes and infinite cylinders.
     fn aabb(&self) -> Option<Aabb> {
         match self {
@@ -916,6 +930,8 @@ impl Stepper {
                 let k = (other & !STATIC_BIT) as usize;
                 if !this.statics[k].everywhere {
                     this.pairs.push((i as u32, other));
+                } else if this.statics[k].shape.misses_box(&my_box) {
+                    return;
                 }
                 this.statics[k].shape.toi(strategy, &me, t_max)
             } else {
@@ -1008,8 +1024,10 @@ impl Stepper {
             if self.long[i] || self.balls.rest[i].asleep() {
                 continue;
             }
-            for e in 0..self.everywhere.len() {
-                first.push((i as u32, self.everywhere[e] | STATIC_BIT));
+            for &k in &self.everywhere {
+                if !self.statics[k as usize].shape.misses_box(&self.boxes[i]) {
+                    first.push((i as u32, k | STATIC_BIT));
+                }
             }
         }
 
@@ -1226,17 +1244,20 @@ impl Stepper {
         let escaped = &mut self.escaped;
         escaped.clear();
         escaped.resize(balls.len(), false);
+        for &k in &self.everywhere {
+            let shape = &self.statics[k as usize].shape;
+            for (body, escaped) in balls.body.iter().zip(escaped.iter_mut()) {
+                let (gap, holds_centre) = shape.gap(body.position);
+                *escaped |= holds_centre;
+                deepest = deepest.max(body.radius - gap);
+            }
+        }
         let mut against_static = |i: usize, shape: &StaticShape| {
             let b = ball(i);
             let (gap, holds_centre) = shape.gap(b.center);
             escaped[i] |= holds_centre;
             (b.radius - gap).max(0.0)
         };
-        for i in 0..balls.len() {
-            for &k in &self.everywhere {
-                deepest = deepest.max(against_static(i, &self.statics[k as usize].shape));
-            }
-        }
         for &(i, other) in &self.pairs {
             let i = i as usize;
             let depth = if other & STATIC_BIT != 0 {
