@@ -4,7 +4,7 @@
 //! (velocities, event time, kind, entities, point, normal and impulse); Newton's cradle; a ball
 //! between two parallel planes for 10,000 steps; ricochets off infinite and capped cylinders
 //! (side, cap, rim); a ball moving 100 radii per step against a plane, a thin cylinder, a small
-//! triangle and another ball; several collisions of one ball in one step and the cap on events;
+//! triangle and another ball; planes skipped only when a path cannot reach them; several collisions of one ball in one step and the cap on events;
 //! simultaneous contacts; switching the strategy between steps; the consistency of events and
 //! statistics; seeded random scenes with and without gravity; the two ways of owning the world;
 //! refused steps.
@@ -659,6 +659,54 @@ enum Target {
     ThinCylinder,
     Triangle,
     Ball,
+}
+
+/// The stepper skips a plane when a ball's path box is wholly in front of it. Paths that end
+/// just short of the plane, exactly on it or just past it, straight or slanted, slow or fast,
+/// must give a plane contact exactly when the sweep alone finds one.
+#[test]
+fn a_plane_is_asked_whenever_the_path_may_reach_it() {
+    let dt = 0.25;
+    let plane = Plane::new(v3(0.0, -1.0, 0.0), v3(0.0, 1.0, 0.0)).unwrap();
+    let mut cases = 0;
+    let mut hits = 0;
+    // Gaps that close faster than the stepper's rounding tolerance on approach speeds
+    for gap in [0.0, 1e-6, 0.3, 7.0] {
+        for reach in [0.5, 1.0 - 1e-15, 1.0, 1.0 + 1e-15, 1.5, 1e6] {
+            for slant in [0.0, 0.7, -3.0] {
+                // Starting `gap` above the plane, closing `reach` times the gap in the step
+                let radius = 0.25;
+                let start = v3(0.3, -1.0 + radius + gap, -0.2);
+                let down = if gap > 0.0 { gap * reach / dt } else { reach };
+                let velocity = v3(slant, -down, 0.5 * slant);
+                let sweep = toibox::toi::analytic::ball_plane(
+                    &toibox::toi::MovingBall::new(start, radius, velocity),
+                    &plane,
+                    dt,
+                );
+                let mut world = World::new();
+                world.spawn((plane,));
+                BallDef::new(start, radius)
+                    .velocity(velocity)
+                    .spawn(&mut world);
+                let mut stepper = Stepper::new(no_gravity());
+                let report = step(&mut stepper, &mut world, dt);
+                let found = !report.events.is_empty();
+                let expected = !matches!(sweep, toibox::Toi::Miss);
+                assert_eq!(
+                    found, expected,
+                    "gap {gap}, reach {reach}, slant {slant}: {sweep:?}"
+                );
+                cases += 1;
+                hits += usize::from(found);
+            }
+        }
+    }
+    // Both outcomes are exercised
+    assert!(
+        hits > 10 && cases - hits > 10,
+        "{hits} hits in {cases} cases"
+    );
 }
 
 #[test]
