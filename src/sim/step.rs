@@ -36,7 +36,7 @@ use std::fmt;
 
 use hecs::{Entity, World};
 
-use super::broadphase::{Aabb, STATIC_BIT, SpatialHash};
+use super::broadphase::{Aabb, NONE, STATIC_BIT, SpatialHash};
 use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
@@ -248,8 +248,9 @@ struct BallBody {
 struct BallMaterial {
     inverse_mass: Real,
     restitution: Real,
-    /// What it has come to rest against in this step.
-    supports: Supports,
+    /// What it has come to rest against in this step: a place in [`Balls::supports`], or
+    /// [`NONE`] (most balls, in most steps, touch nothing).
+    supports: u32,
     /// Resting contacts in this step.
     resting_hits: u32,
 }
@@ -279,6 +280,8 @@ struct Balls {
     buckets: Vec<(u32, u32)>,
     /// The registered path covers too many cells: tested against every ball.
     roaming: Vec<bool>,
+    /// The supports of the balls that have any in this step.
+    supports: Vec<Supports>,
 }
 
 impl Balls {
@@ -291,6 +294,7 @@ impl Balls {
         self.start.clear();
         self.buckets.clear();
         self.roaming.clear();
+        self.supports.clear();
     }
 
     fn len(&self) -> usize {
@@ -308,6 +312,24 @@ impl Balls {
     #[inline]
     fn ball(&self, i: usize) -> Ball {
         Ball::new(self.body[i].position, self.body[i].radius)
+    }
+
+    /// What ball `i` rests against in this step.
+    fn supports(&self, i: usize) -> Supports {
+        match self.material[i].supports {
+            NONE => Supports::default(),
+            k => self.supports[k as usize],
+        }
+    }
+
+    /// What ball `i` rests against in this step, to be added to.
+    fn supports_mut(&mut self, i: usize) -> &mut Supports {
+        let place = &mut self.material[i].supports;
+        if *place == NONE {
+            *place = self.supports.len() as u32;
+            self.supports.push(Supports::default());
+        }
+        &mut self.supports[*place as usize]
     }
 
     /// The ball as the response sees it, under gravity along `down` (unit, or zero).
@@ -329,7 +351,7 @@ impl Balls {
         Body {
             velocity: self.body[i].velocity,
             inverse_mass: material.inverse_mass,
-            supports: material.supports,
+            supports: self.supports(i),
             frozen,
         }
     }
@@ -654,7 +676,7 @@ impl Stepper {
             balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
                 restitution,
-                supports: Supports::default(),
+                supports: NONE,
                 resting_hits: 0,
             });
             balls.counter.push(0);
@@ -1082,10 +1104,10 @@ impl Stepper {
         let time = match toi {
             Toi::Hit(contact) => (now + contact.time).min(t_end),
             Toi::Overlapping(contact) => {
-                self.balls.material[i].supports.touch(contact.normal);
+                self.balls.supports_mut(i).touch(contact.normal);
                 if other & STATIC_BIT == 0 {
-                    self.balls.material[other as usize]
-                        .supports
+                    self.balls
+                        .supports_mut(other as usize)
                         .touch(-contact.normal);
                     self.links.push((i as u32, other));
                 }
@@ -1190,7 +1212,7 @@ impl Stepper {
         self.balls.body[i].velocity = response.velocity_a;
         self.balls.counter[i] += 1;
         if response.a_rests_on_b {
-            self.balls.material[i].supports.add(proximity.normal);
+            self.balls.supports_mut(i).add(proximity.normal);
         }
         if response.resting {
             self.balls.material[i].resting_hits += 1;
@@ -1203,7 +1225,7 @@ impl Stepper {
                 self.balls.body[j].velocity = response.velocity_b;
                 self.balls.counter[j] += 1;
                 if response.b_rests_on_a {
-                    self.balls.material[j].supports.add(-n);
+                    self.balls.supports_mut(j).add(-n);
                 }
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
