@@ -174,14 +174,19 @@ pub struct SceneWorld {
     pub cylinders: Vec<Entity>,
     /// The polygons' entities.
     pub polygons: Vec<Entity>,
-    items: HashMap<Entity, SceneItem>,
 }
 
 impl SceneWorld {
     /// Return what `entity` is in the scene, or `None` for an entity spawned since.
     #[must_use]
     pub fn item(&self, entity: Entity) -> Option<SceneItem> {
-        self.items.get(&entity).copied()
+        // Each list was spawned in order into a fresh world: its entities are ascending
+        let find = |list: &[Entity]| list.binary_search(&entity).ok();
+        find(&self.balls)
+            .map(SceneItem::Ball)
+            .or_else(|| find(&self.planes).map(SceneItem::Plane))
+            .or_else(|| find(&self.cylinders).map(SceneItem::Cylinder))
+            .or_else(|| find(&self.polygons).map(SceneItem::Polygon))
     }
 }
 
@@ -329,31 +334,41 @@ impl Scene {
             strategy: self.toi,
             ..StepConfig::default()
         });
-        let mut items = HashMap::with_capacity(self.balls.len() + 64);
+        // One allocation of the exact size for the balls without a colour or a name
+        let plain = self
+            .balls
+            .iter()
+            .filter(|def| def.color.is_none() && def.name.is_none())
+            .count();
+        sim.world.reserve::<(
+            crate::sim::Position,
+            crate::sim::Velocity,
+            crate::sim::Radius,
+            crate::sim::Mass,
+            Restitution,
+            crate::sim::PreviousPosition,
+            crate::sim::Sleep,
+        )>(u32::try_from(plain).expect("at most MAX_BALLS"));
         let balls: Vec<Entity> = self
             .balls
             .iter()
-            .enumerate()
-            .map(|(i, def)| {
-                let entity = def.clone().spawn(&mut sim.world);
-                items.insert(entity, SceneItem::Ball(i));
-                entity
-            })
+            .map(|def| def.clone().spawn(&mut sim.world))
             .collect();
-        let mut spawn = |shape: hecs::EntityBuilder, item: SceneItem| {
-            let mut shape = shape;
-            let entity = sim.world.spawn(shape.build());
-            items.insert(entity, item);
-            entity
-        };
-        let planes = (self.planes.iter().enumerate())
-            .map(|(k, p)| spawn(fixed(p.shape, p.restitution), SceneItem::Plane(k)))
+        let mut spawn = |mut shape: hecs::EntityBuilder| sim.world.spawn(shape.build());
+        let planes = self
+            .planes
+            .iter()
+            .map(|p| spawn(fixed(p.shape, p.restitution)))
             .collect();
-        let cylinders = (self.cylinders.iter().enumerate())
-            .map(|(k, c)| spawn(fixed(c.shape, c.restitution), SceneItem::Cylinder(k)))
+        let cylinders = self
+            .cylinders
+            .iter()
+            .map(|c| spawn(fixed(c.shape, c.restitution)))
             .collect();
-        let polygons = (self.polygons.iter().enumerate())
-            .map(|(k, p)| spawn(fixed(p.shape.clone(), p.restitution), SceneItem::Polygon(k)))
+        let polygons = self
+            .polygons
+            .iter()
+            .map(|p| spawn(fixed(p.shape.clone(), p.restitution)))
             .collect();
         SceneWorld {
             sim,
@@ -361,7 +376,6 @@ impl Scene {
             planes,
             cylinders,
             polygons,
-            items,
         }
     }
 

@@ -64,9 +64,10 @@ pub(crate) struct SpatialHash {
     /// Per bucket, and one more: where its bulk part starts (it ends where the next one's
     /// starts), and the head of its linked list. Together so that one read brings both.
     slots: Vec<Slot>,
-    bulk: Vec<(u32, u32)>,
-    /// Registrations waiting for [`SpatialHash::finish_bulk`], as (bucket, item, stamp).
-    staged: Vec<(u32, u32, u32)>,
+    /// Items registered before [`SpatialHash::finish_bulk`], bucket by bucket (stamp 0).
+    bulk: Vec<u32>,
+    /// Static registrations waiting for [`SpatialHash::finish_bulk`], as (bucket, item).
+    staged: Vec<(u32, u32)>,
     bulk_open: bool,
     entries: Vec<Entry>,
 }
@@ -109,30 +110,59 @@ impl SpatialHash {
 
     /// Lay out everything inserted since [`SpatialHash::reset`] bucket by bucket; later
     /// insertions go into linked lists.
-    pub fn finish_bulk(&mut self) {
+    ///
+    /// The staged statics come first, then item `i` in the buckets `pool[start..start + len]`
+    /// of `ranges[i] = (start, len)`, all with stamp 0.
+    pub fn finish_bulk(&mut self, ranges: &[(u32, u32)], pool: &[u32]) {
         let buckets = self.slots.len() - 1;
-        for &(bucket, _, _) in &self.staged {
-            self.slots[bucket as usize + 1].start += 1;
+        let balls = || {
+            ranges.iter().enumerate().flat_map(|(i, &(start, len))| {
+                pool[start as usize..(start + len) as usize]
+                    .iter()
+                    .map(move |&b| (b, i as u32))
+            })
+        };
+        // Counts, then where each bucket starts
+        for &(bucket, _) in &self.staged {
+            self.slots[bucket as usize].start += 1;
         }
+        for (bucket, _) in balls() {
+            self.slots[bucket as usize].start += 1;
+        }
+        let mut total = 0u32;
         for b in 0..buckets {
-            self.slots[b + 1].start += self.slots[b].start;
+            let count = self.slots[b].start;
+            self.slots[b].start = total;
+            total += count;
         }
-        self.bulk.resize(self.staged.len(), (0, 0));
-        let mut fill: Vec<u32> = self.slots.iter().map(|slot| slot.start).collect();
-        for &(bucket, item, stamp) in &self.staged {
-            let slot = &mut fill[bucket as usize];
-            self.bulk[*slot as usize] = (item, stamp);
+        self.slots[buckets].start = total;
+        self.bulk.clear();
+        self.bulk.resize(total as usize, 0);
+        // Fill, advancing each start to its bucket's end; then shift the ends back to starts
+        for (bucket, item) in self.staged.iter().copied().chain(balls()) {
+            let slot = &mut self.slots[bucket as usize].start;
+            self.bulk[*slot as usize] = item;
             *slot += 1;
         }
+        for b in (1..buckets).rev() {
+            self.slots[b].start = self.slots[b - 1].start;
+        }
+        self.slots[0].start = 0;
         self.staged.clear();
         self.bulk_open = false;
+    }
+
+    /// True between [`SpatialHash::reset`] and [`SpatialHash::finish_bulk`].
+    pub fn is_bulk_open(&self) -> bool {
+        self.bulk_open
     }
 
     /// Add `item` to `bucket`, tagged with `stamp` (the item's collision counter).
     #[inline]
     pub fn insert(&mut self, bucket: u32, item: u32, stamp: u32) {
         if self.bulk_open {
-            self.staged.push((bucket, item, stamp));
+            debug_assert_eq!(stamp, 0);
+            self.staged.push((bucket, item));
             return;
         }
         let head = &mut self.slots[bucket as usize].head;
@@ -150,8 +180,8 @@ impl SpatialHash {
         debug_assert!(!self.bulk_open, "finish_bulk first");
         let slot = self.slots[bucket as usize];
         let end = self.slots[bucket as usize + 1].start;
-        for &(item, stamp) in &self.bulk[slot.start as usize..end as usize] {
-            visit(item, stamp);
+        for &item in &self.bulk[slot.start as usize..end as usize] {
+            visit(item, 0);
         }
         let mut index = slot.head;
         while index != NONE {
@@ -169,7 +199,7 @@ impl SpatialHash {
     /// Return the registrations of `bucket` made before [`SpatialHash::finish_bulk`], as
     /// (item, stamp).
     #[inline]
-    pub fn bulk_entries(&self, bucket: usize) -> &[(u32, u32)] {
+    pub fn bulk_entries(&self, bucket: usize) -> &[u32] {
         let (start, end) = (self.slots[bucket].start, self.slots[bucket + 1].start);
         &self.bulk[start as usize..end as usize]
     }

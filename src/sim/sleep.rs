@@ -64,12 +64,8 @@ pub(crate) struct Rest {
     pub island: Option<u64>,
     /// The island it was woken from in this step: that island wakes.
     pub woke_from: Option<u64>,
-    /// The gravity it fell asleep under.
-    pub gravity: Vec3,
     /// It had a resting contact in this step.
     pub grounded: bool,
-    /// A number of its own (its entity's bits): the island is named after its smallest.
-    pub id: u64,
 }
 
 impl Rest {
@@ -127,7 +123,13 @@ impl Islands {
     /// and put to sleep or wake each island as a whole, by the clocks of `rests` (see
     /// [`Rest::observe`]) and a required stillness of `time`. Balls put to sleep must have
     /// their velocity set to zero by the caller.
-    pub fn settle(&mut self, time: Real, rests: &mut [Rest], links: &[(u32, u32)]) {
+    pub fn settle(
+        &mut self,
+        time: Real,
+        rests: &mut [Rest],
+        id: impl Fn(usize) -> u64,
+        links: &[(u32, u32)],
+    ) {
         if !rests.iter().any(|r| r.asleep() || r.grounded) {
             return;
         }
@@ -171,7 +173,7 @@ impl Islands {
             island.still &= rest.asleep() || rest.still_for >= time * (1.0 - 1e-9);
             island.grounded |= rest.asleep() || rest.grounded;
             island.woke |= rest.woke_from.is_some();
-            island.name = island.name.min(rest.id);
+            island.name = island.name.min(id(i));
         }
         for (i, rest) in rests.iter_mut().enumerate() {
             let root = self.find(i as u32) as usize;
@@ -206,19 +208,17 @@ impl Islands {
 mod tests {
     use super::*;
 
-    fn rest(id: u64) -> Rest {
-        Rest {
-            id,
-            ..Rest::default()
-        }
+    /// Ball `i`'s own number in the tests.
+    fn ids(list: &'static [u64]) -> impl Fn(usize) -> u64 {
+        move |i| list[i]
     }
 
     const DT: Real = 0.1;
 
     #[test]
     fn rocking_in_place_is_still_and_sliding_on_is_not() {
-        let mut rocking = rest(1);
-        let mut sliding = rest(2);
+        let mut rocking = Rest::default();
+        let mut sliding = Rest::default();
         for step in 0..20 {
             // Back and forth by 0.01 at speed 0.1; on and on by 0.01 at speed 0.1
             let x = if step % 2 == 0 { 0.0 } else { 0.01 };
@@ -243,13 +243,13 @@ mod tests {
     fn a_grounded_island_sleeps_only_when_every_ball_has_been_still_long_enough() {
         let mut islands = Islands::default();
         // Ball 0 rests on the floor, ball 1 on ball 0; ball 2 touches nothing
-        let mut rests = vec![rest(10), rest(11), rest(12)];
+        let mut rests = vec![Rest::default(); 3];
         rests[0].grounded = true;
         rests[0].still_for = 1.0;
         rests[2].still_for = 1.0;
         for step in 1..=5 {
             rests[1].still_for = 0.1 * step as Real;
-            islands.settle(0.5, &mut rests, &[(0, 1)]);
+            islands.settle(0.5, &mut rests, ids(&[10, 11, 12]), &[(0, 1)]);
             let asleep = step == 5;
             assert_eq!(rests[0].asleep(), asleep, "step {step}");
             assert_eq!(rests[1].asleep(), asleep, "step {step}");
@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn waking_one_ball_wakes_its_island_and_not_another() {
         let mut islands = Islands::default();
-        let mut rests = vec![rest(1), rest(2), rest(3), rest(4)];
+        let mut rests = vec![Rest::default(); 4];
         for r in &mut rests[..2] {
             r.island = Some(1);
         }
@@ -270,7 +270,7 @@ mod tests {
             r.island = Some(3);
         }
         rests[1].wake();
-        islands.settle(0.5, &mut rests, &[]);
+        islands.settle(0.5, &mut rests, ids(&[1, 2, 3, 4]), &[]);
         assert!(!rests[0].asleep() && !rests[1].asleep());
         assert_eq!(rests[0].still_for, 0.0);
         assert_eq!(rests[2].island, Some(3));
@@ -280,11 +280,11 @@ mod tests {
     #[test]
     fn a_still_ball_joining_two_sleeping_islands_merges_them() {
         let mut islands = Islands::default();
-        let mut rests = vec![rest(5), rest(6), rest(7)];
+        let mut rests = vec![Rest::default(); 3];
         rests[0].island = Some(5);
         rests[2].island = Some(7);
         rests[1].still_for = 1.0;
-        islands.settle(0.5, &mut rests, &[(1, 0), (1, 2)]);
+        islands.settle(0.5, &mut rests, ids(&[5, 6, 7]), &[(1, 0), (1, 2)]);
         assert!(rests.iter().all(|r| r.island == Some(5)), "{rests:?}");
     }
 }

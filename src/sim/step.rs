@@ -248,11 +248,11 @@ struct BallBody {
 struct BallMaterial {
     inverse_mass: Real,
     restitution: Real,
+    /// Resting contacts in this step.
+    resting_hits: u32,
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     supports: u32,
-    /// Resting contacts in this step.
-    resting_hits: u32,
 }
 
 impl BallBody {
@@ -485,8 +485,6 @@ pub struct Stepper {
     islands: Islands,
     /// Balls without a [`Sleep`] component, to be given one.
     sleepless: Vec<(Entity, Sleep)>,
-    /// Per ball, its path box over the whole step (first predictions).
-    boxes: Vec<Aabb>,
     /// Per ball, its path is longer than a cell, or roams: searched ball by ball.
     long: Vec<bool>,
     /// Per static, its box (empty for those tested everywhere).
@@ -495,6 +493,8 @@ pub struct Stepper {
     first_pairs: Vec<(u32, u32)>,
     /// Per ball, scratch: its Z-order key, then its place in memory.
     keys: Vec<u64>,
+    /// Scratch of `permute`.
+    done: Vec<u64>,
 }
 
 impl Stepper {
@@ -542,9 +542,6 @@ impl Stepper {
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
         for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
-            if rest.asleep() && (body.velocity != Vec3::ZERO || rest.gravity != gravity) {
-                rest.wake();
-            }
             if !rest.asleep() {
                 body.velocity += gravity * dt;
             }
@@ -622,8 +619,13 @@ impl Stepper {
             rest.observe(body.position, speed, limit, config.drift * body.radius, dt);
             rest.grounded = balls.material[i].resting_hits > 0;
         }
-        self.islands
-            .settle(config.time, &mut balls.rest, &self.links);
+        let entities = &balls.entity;
+        self.islands.settle(
+            config.time,
+            &mut balls.rest,
+            |i| entities[i].to_bits().get(),
+            &self.links,
+        );
         for (body, rest) in balls.body.iter_mut().zip(&balls.rest) {
             if rest.asleep() {
                 body.velocity = Vec3::ZERO;
@@ -636,6 +638,13 @@ impl Stepper {
     fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
         let balls = &mut self.balls;
         balls.clear();
+        let n = world.len() as usize;
+        balls.entity.reserve_exact(n);
+        balls.body.reserve_exact(n);
+        balls.material.reserve_exact(n);
+        balls.counter.reserve_exact(n);
+        balls.rest.reserve_exact(n);
+        balls.start.reserve_exact(n);
         for (entity, p, v, r, m, e, sleep) in world.query_mut::<(
             Entity,
             &Position,
@@ -685,7 +694,7 @@ impl Stepper {
                 .copied()
                 .filter(|_| self.config.sleep.is_some())
                 .unwrap_or_default();
-            balls.rest.push(Rest {
+            let mut rest = Rest {
                 still_for: if sleep.still_for.is_finite() {
                     sleep.still_for
                 } else {
@@ -694,10 +703,12 @@ impl Stepper {
                 anchor: sleep.anchor,
                 island: sleep.island,
                 woke_from: sleep.woken_from,
-                gravity: sleep.gravity,
                 grounded: false,
-                id: entity.to_bits().get(),
-            });
+            };
+            if rest.asleep() && (v.0 != Vec3::ZERO || sleep.gravity != self.config.gravity) {
+                rest.wake();
+            }
+            balls.rest.push(rest);
             balls.start.push(p.0);
         }
 
@@ -820,7 +831,8 @@ impl Stepper {
         for i in 0..n {
             self.register(i, 0.0, dt);
         }
-        self.hash.finish_bulk();
+        self.hash
+            .finish_bulk(&self.balls.buckets, &self.bucket_pool);
     }
 
     /// Reorder the balls along a Z-order curve of their cells, so that neighbours in space are
@@ -843,11 +855,12 @@ impl Stepper {
         self.keys = keys;
         let order = &self.order;
         let balls = &mut self.balls;
-        permute(&mut balls.entity, order);
-        permute(&mut balls.body, order);
-        permute(&mut balls.material, order);
-        permute(&mut balls.rest, order);
-        permute(&mut balls.start, order);
+        let done = &mut self.done;
+        permute(&mut balls.entity, order, done);
+        permute(&mut balls.body, order, done);
+        permute(&mut balls.material, order, done);
+        permute(&mut balls.rest, order, done);
+        permute(&mut balls.start, order, done);
     }
 
     /// Register ball `i`'s path from `now` to `t_end` in the spatial hash.
@@ -863,8 +876,10 @@ impl Stepper {
         {
             Some(_) => {
                 balls.roaming[i] = false;
-                for &bucket in &self.bucket_pool[start..] {
-                    self.hash.insert(bucket, i as u32, balls.counter[i]);
+                if !self.hash.is_bulk_open() {
+                    for &bucket in &self.bucket_pool[start..] {
+                        self.hash.insert(bucket, i as u32, balls.counter[i]);
+                    }
                 }
                 balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
             }
@@ -980,12 +995,10 @@ impl Stepper {
     /// collision. Statics tested everywhere are asked by every short path directly.
     fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
         let n = self.balls.len();
-        self.boxes.clear();
         self.long.clear();
         for i in 0..n {
             let b = &self.balls.body[i];
             let to = b.position + b.velocity * dt;
-            self.boxes.push(Aabb::of_path(b.position, to, b.radius));
             let asleep = self.balls.rest[i].asleep();
             self.long
                 .push(self.balls.roaming[i] || (!asleep && self.hash.pieces(b.position, to) > 1));
@@ -999,12 +1012,16 @@ impl Stepper {
 
         let mut first = std::mem::take(&mut self.first_pairs);
         first.clear();
-        let (balls, boxes, long) = (&self.balls, &self.boxes, &self.long);
+        let (balls, long) = (&self.balls, &self.long);
+        let boxes = |i: usize| {
+            let b = &balls.body[i];
+            Aabb::of_path(b.position, b.position + b.velocity * dt, b.radius)
+        };
         let asleep = |i: usize| balls.rest[i].asleep();
         for bucket in 0..self.hash.bucket_count() {
             let entries = self.hash.bulk_entries(bucket);
-            for (p, &(x, _)) in entries.iter().enumerate() {
-                for &(y, _) in &entries[p + 1..] {
+            for (p, &x) in entries.iter().enumerate() {
+                for &y in &entries[p + 1..] {
                     // A ball, and a ball or a static
                     let (i, other) = if x & STATIC_BIT == 0 { (x, y) } else { (y, x) };
                     if i & STATIC_BIT != 0 {
@@ -1013,11 +1030,11 @@ impl Stepper {
                     let i = i as usize;
                     let (corner, pair) = if other & STATIC_BIT != 0 {
                         let k = (other & !STATIC_BIT) as usize;
-                        if long[i] || asleep(i) || !boxes[i].overlaps(&self.static_boxes[k]) {
+                        if long[i] || asleep(i) || !boxes(i).overlaps(&self.static_boxes[k]) {
                             continue;
                         }
                         (
-                            boxes[i].min.max(self.static_boxes[k].min),
+                            boxes(i).min.max(self.static_boxes[k].min),
                             (i as u32, other),
                         )
                     } else {
@@ -1025,7 +1042,7 @@ impl Stepper {
                         if long[i] || long[j] || (asleep(i) && asleep(j)) {
                             continue;
                         }
-                        if !boxes[i].overlaps(&boxes[j]) {
+                        if !boxes(i).overlaps(&boxes(j)) {
                             continue;
                         }
                         // The awake one asks, or the lower index
@@ -1034,7 +1051,7 @@ impl Stepper {
                         } else {
                             (i as u32, j as u32)
                         };
-                        (boxes[i].min.max(boxes[j].min), pair)
+                        (boxes(i).min.max(boxes(j).min), pair)
                     };
                     if self.hash.bucket_of(corner) as usize == bucket {
                         first.push(pair);
@@ -1042,17 +1059,6 @@ impl Stepper {
                 }
             }
         }
-        for i in 0..n {
-            if self.long[i] || self.balls.rest[i].asleep() {
-                continue;
-            }
-            for &k in &self.everywhere {
-                if !self.statics[k as usize].shape.misses_box(&self.boxes[i]) {
-                    first.push((i as u32, k | STATIC_BIT));
-                }
-            }
-        }
-
         for &(a, other) in &first {
             let a = a as usize;
             let me = self.balls.moving(a, 0.0);
@@ -1070,6 +1076,23 @@ impl Stepper {
             self.schedule(a, other, 0.0, dt, &me, toi);
         }
         self.first_pairs = first;
+        for i in 0..n {
+            if self.long[i] || self.balls.rest[i].asleep() {
+                continue;
+            }
+            let me = self.balls.moving(i, 0.0);
+            let b = &self.balls.body[i];
+            let my_box = Aabb::of_path(b.position, b.position + b.velocity * dt, b.radius);
+            for e in 0..self.everywhere.len() {
+                let k = self.everywhere[e] as usize;
+                if self.statics[k].shape.misses_box(&my_box) {
+                    continue;
+                }
+                let toi = self.statics[k].shape.toi(strategy, &me, dt);
+                self.report.stats.toi_queries += 1;
+                self.schedule(i, k as u32 | STATIC_BIT, 0.0, dt, &me, toi);
+            }
+        }
 
         for i in 0..n {
             if self.long[i] {
@@ -1104,11 +1127,17 @@ impl Stepper {
         let time = match toi {
             Toi::Hit(contact) => (now + contact.time).min(t_end),
             Toi::Overlapping(contact) => {
-                self.balls.supports_mut(i).touch(contact.normal);
+                // Touches are read only by resting contacts, which need a rest speed above zero
+                let rests = self.rest_speed > 0.0;
+                if rests {
+                    self.balls.supports_mut(i).touch(contact.normal);
+                }
                 if other & STATIC_BIT == 0 {
-                    self.balls
-                        .supports_mut(other as usize)
-                        .touch(-contact.normal);
+                    if rests {
+                        self.balls
+                            .supports_mut(other as usize)
+                            .touch(-contact.normal);
+                    }
                     self.links.push((i as u32, other));
                 }
                 // Touching or overlapping: a contact now only if approaching
@@ -1345,7 +1374,27 @@ impl Stepper {
     }
 }
 
-/// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`.
-fn permute<T: Copy>(items: &mut Vec<T>, order: &[u32]) {
-    *items = order.iter().map(|&w| items[w as usize]).collect();
+/// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`, in place: cycle by
+/// cycle, with `done` as scratch (a bit per item).
+fn permute<T: Copy>(items: &mut [T], order: &[u32], done: &mut Vec<u64>) {
+    let n = items.len();
+    done.clear();
+    done.resize(n.div_ceil(64), 0);
+    for start in 0..n {
+        if done[start / 64] & (1 << (start % 64)) != 0 {
+            continue;
+        }
+        let first = items[start];
+        let mut k = start;
+        loop {
+            done[k / 64] |= 1 << (k % 64);
+            let from = order[k] as usize;
+            if from == start {
+                items[k] = first;
+                break;
+            }
+            items[k] = items[from];
+            k = from;
+        }
+    }
 }
