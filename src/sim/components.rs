@@ -6,6 +6,8 @@
 //! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
 //! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
 
+use std::num::NonZeroU64;
+
 use crate::math::{Real, Vec3};
 
 /// Centre of a ball, in world coordinates.
@@ -57,10 +59,11 @@ pub struct Sleep {
     pub still_for: Real,
     /// Where its stillness began.
     pub anchor: Vec3,
-    /// The island of touching balls it sleeps with; `None` while awake.
-    pub island: Option<u64>,
+    /// The island of touching balls it sleeps with (named after one of its balls); `None`
+    /// while awake.
+    pub island: Option<NonZeroU64>,
     /// The island it was just woken from by [`Sleep::wake`]: the next step wakes the rest of it.
-    pub woken_from: Option<u64>,
+    pub woken_from: Option<NonZeroU64>,
     /// The gravity it fell asleep under: any other gravity wakes it.
     pub gravity: Vec3,
 }

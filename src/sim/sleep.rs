@@ -27,6 +27,8 @@
 //!
 //! Without gravity the default rest speed is zero, nothing rests, and nothing falls asleep.
 
+use std::num::NonZeroU64;
+
 use crate::math::{Real, Vec3};
 
 /// When still balls fall asleep; see the [module docs](self).
@@ -61,9 +63,9 @@ pub(crate) struct Rest {
     /// Where its stillness began.
     pub anchor: Vec3,
     /// The island it sleeps with; `None` while awake.
-    pub island: Option<u64>,
+    pub island: Option<NonZeroU64>,
     /// The island it was woken from in this step: that island wakes.
-    pub woke_from: Option<u64>,
+    pub woke_from: Option<NonZeroU64>,
     /// It had a resting contact in this step.
     pub grounded: bool,
 }
@@ -107,14 +109,14 @@ struct Island {
     still: bool,
     grounded: bool,
     woke: bool,
-    name: u64,
+    name: NonZeroU64,
 }
 
 /// Reused buffers of the island search.
 #[derive(Debug, Default)]
 pub(crate) struct Islands {
     parent: Vec<u32>,
-    sleepers: Vec<(u64, u32)>,
+    sleepers: Vec<(NonZeroU64, u32)>,
     islands: Vec<Island>,
 }
 
@@ -127,7 +129,7 @@ impl Islands {
         &mut self,
         time: Real,
         rests: &mut [Rest],
-        id: impl Fn(usize) -> u64,
+        id: impl Fn(usize) -> NonZeroU64,
         links: &[(u32, u32)],
     ) {
         if !rests.iter().any(|r| r.asleep() || r.grounded) {
@@ -163,7 +165,7 @@ impl Islands {
                 still: true,
                 grounded: false,
                 woke: false,
-                name: u64::MAX,
+                name: NonZeroU64::MAX,
             },
         );
         for (i, rest) in rests.iter().enumerate() {
@@ -209,8 +211,8 @@ mod tests {
     use super::*;
 
     /// Ball `i`'s own number in the tests.
-    fn ids(list: &'static [u64]) -> impl Fn(usize) -> u64 {
-        move |i| list[i]
+    fn ids(list: &'static [u64]) -> impl Fn(usize) -> NonZeroU64 {
+        move |i| NonZeroU64::new(list[i]).expect("ids are not zero")
     }
 
     const DT: Real = 0.1;
@@ -255,8 +257,8 @@ mod tests {
             assert_eq!(rests[1].asleep(), asleep, "step {step}");
             assert!(!rests[2].asleep(), "not grounded: never");
         }
-        assert_eq!(rests[0].island, Some(10));
-        assert_eq!(rests[1].island, Some(10));
+        assert_eq!(rests[0].island, NonZeroU64::new(10));
+        assert_eq!(rests[1].island, NonZeroU64::new(10));
     }
 
     #[test]
@@ -264,27 +266,30 @@ mod tests {
         let mut islands = Islands::default();
         let mut rests = vec![Rest::default(); 4];
         for r in &mut rests[..2] {
-            r.island = Some(1);
+            r.island = NonZeroU64::new(1);
         }
         for r in &mut rests[2..] {
-            r.island = Some(3);
+            r.island = NonZeroU64::new(3);
         }
         rests[1].wake();
         islands.settle(0.5, &mut rests, ids(&[1, 2, 3, 4]), &[]);
         assert!(!rests[0].asleep() && !rests[1].asleep());
         assert_eq!(rests[0].still_for, 0.0);
-        assert_eq!(rests[2].island, Some(3));
-        assert_eq!(rests[3].island, Some(3));
+        assert_eq!(rests[2].island, NonZeroU64::new(3));
+        assert_eq!(rests[3].island, NonZeroU64::new(3));
     }
 
     #[test]
     fn a_still_ball_joining_two_sleeping_islands_merges_them() {
         let mut islands = Islands::default();
         let mut rests = vec![Rest::default(); 3];
-        rests[0].island = Some(5);
-        rests[2].island = Some(7);
+        rests[0].island = NonZeroU64::new(5);
+        rests[2].island = NonZeroU64::new(7);
         rests[1].still_for = 1.0;
         islands.settle(0.5, &mut rests, ids(&[5, 6, 7]), &[(1, 0), (1, 2)]);
-        assert!(rests.iter().all(|r| r.island == Some(5)), "{rests:?}");
+        assert!(
+            rests.iter().all(|r| r.island == NonZeroU64::new(5)),
+            "{rests:?}"
+        );
     }
 }

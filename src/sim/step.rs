@@ -623,7 +623,7 @@ impl Stepper {
         self.islands.settle(
             config.time,
             &mut balls.rest,
-            |i| entities[i].to_bits().get(),
+            |i| entities[i].to_bits(),
             &self.links,
         );
         for (body, rest) in balls.body.iter_mut().zip(&balls.rest) {
