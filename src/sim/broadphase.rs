@@ -174,19 +174,29 @@ impl SpatialHash {
         *head = (self.entries.len() - 1) as u32;
     }
 
-    /// Call `visit(item, stamp)` for every entry of `bucket`.
+    /// Call `visit(item, stamp)` for every entry of `bucket`. An entry added after
+    /// [`SpatialHash::finish_bulk`] for which `visit` returns false is unlinked: a stale
+    /// registration is never wanted again, and a ball that collides many times in one step
+    /// would otherwise make its buckets' lists ever longer.
     #[inline]
-    pub fn for_each(&self, bucket: u32, mut visit: impl FnMut(u32, u32)) {
+    pub fn for_each(&mut self, bucket: u32, mut visit: impl FnMut(u32, u32) -> bool) {
         debug_assert!(!self.bulk_open, "finish_bulk first");
         let slot = self.slots[bucket as usize];
         let end = self.slots[bucket as usize + 1].start;
         for &item in &self.bulk[slot.start as usize..end as usize] {
             visit(item, 0);
         }
+        let mut previous = NONE;
         let mut index = slot.head;
         while index != NONE {
             let entry = self.entries[index as usize];
-            visit(entry.item, entry.stamp);
+            if visit(entry.item, entry.stamp) {
+                previous = index;
+            } else if previous == NONE {
+                self.slots[bucket as usize].head = entry.next;
+            } else {
+                self.entries[previous as usize].next = entry.next;
+            }
             index = entry.next;
         }
     }

@@ -917,16 +917,18 @@ impl Stepper {
                             self.seen_static[k] = stamp;
                             found.push(item);
                         }
-                        return;
+                        return true;
                     }
                     let j = item as usize;
-                    // Stale entry, itself, or seen
-                    if entry_stamp != self.balls.counter[j] || j == i || self.seen_ball[j] == stamp
-                    {
-                        return;
+                    if entry_stamp != self.balls.counter[j] {
+                        return false;
                     }
-                    self.seen_ball[j] = stamp;
-                    found.push(item);
+                    // Itself, or seen
+                    if j != i && self.seen_ball[j] != stamp {
+                        self.seen_ball[j] = stamp;
+                        found.push(item);
+                    }
+                    true
                 });
             }
             for &j in &self.roaming {
