@@ -7,8 +7,8 @@
 //! only cost a few extra candidates. A ball registers the buckets its swept path covers (the path
 //! cut into pieces no longer than a cell, each piece's box inflated by the radius), so a fast
 //! ball costs cells along its path, not the volume of its bounding box. A ball that changes
-//! course registers again; its old entries go stale with its collision counter and are skipped,
-//! never searched for and removed.
+//! course registers again; its old entries go stale with its collision counter: they are never
+//! searched for, only skipped, and unlinked when a search meets one in a later list.
 //!
 //! The registrations made at the start of a step are laid out bucket by bucket in one array
 //! (a counting sort), so scanning a bucket reads consecutive memory; only the few made after
