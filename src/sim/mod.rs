@@ -23,7 +23,7 @@ pub use components::{
 pub use events::{CollisionEvent, StepReport, StepStats};
 pub use fixed_step::FixedStep;
 pub use sleep::SleepConfig;
-pub use step::{StepConfig, StepError, Stepper};
+pub use step::{MAX_LENGTH, StepConfig, StepError, Stepper};
 
 use hecs::{Entity, World};
 
