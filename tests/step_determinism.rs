@@ -3,13 +3,16 @@
 //! - The same initial state, strategy and `dt` give bit-identical results, run after run.
 //! - Pinned hashes of a fixed scene after a fixed number of steps, one per built-in strategy,
 //!   catch any change to the physics results (a pure refactoring or optimisation must keep them).
-//! - The stepper keeps no simulation state: a fresh stepper halfway gives the same bits.
+//! - The stepper keeps no simulation state: a fresh stepper halfway gives the same bits, and so
+//!   does a world saved as RON text halfway ([`Snapshot`]) and loaded into a new world, on six
+//!   demo scenes (gravity, sleeping islands, cylinders, polygons, simultaneous contacts).
+//! - Pinned hashes of four demo scenes after a fixed number of steps.
 //! - [`FixedStep`] turns variable frame times into the number of fixed steps the accumulated time
 //!   allows, up to its cap, and the state is the same as stepping that many times directly;
 //!   [`PreviousPosition`] holds the position before the last step, for interpolation.
 
 use hecs::World;
-use toibox::scene::lattice;
+use toibox::scene::{Scene, Snapshot, lattice};
 use toibox::{
     BallDef, FixedStep, Plane, Position, PreviousPosition, Real, Simulation, StepConfig, Stepper,
     Strategy, Vec3, Velocity,
@@ -395,4 +398,79 @@ fn previous_position_holds_the_position_before_the_last_step() {
         );
     }
     assert!(bounces > 10, "the bouncing ball bounced {bounces} times");
+}
+
+/// Step a demo scene `before` steps, save its world as RON text and load it into a new world
+/// with a new stepper, step both `after` more steps; return the two worlds' hashes and the
+/// snapshot's size.
+fn save_and_restore(scene: &str, before: usize, after: usize) -> (u64, u64, usize) {
+    let path = format!("{}/scenes/{scene}.ron", env!("CARGO_MANIFEST_DIR"));
+    let scene = Scene::load(&path).unwrap();
+    let mut built = scene.build();
+    let config = built.sim.stepper.config;
+    let (world, stepper) = (&mut built.sim.world, &mut built.sim.stepper);
+    for _ in 0..before {
+        stepper.step(world, scene.dt).unwrap();
+    }
+    let text = Snapshot::capture(world).to_ron();
+    let loaded = Snapshot::from_ron(&text, "snapshot").unwrap();
+    assert_eq!(
+        loaded,
+        Snapshot::capture(world),
+        "the text reads back the same"
+    );
+    let mut restored = loaded.restore().unwrap();
+    let mut fresh = Stepper::new(config);
+    for _ in 0..after {
+        stepper.step(world, scene.dt).unwrap();
+        fresh.step(&mut restored, scene.dt).unwrap();
+    }
+    (fnv1a(world), fnv1a(&restored), text.len())
+}
+
+#[test]
+fn saving_and_loading_mid_run_gives_the_same_bits() {
+    // Gravity and resting contacts, sleeping islands, cylinders, polygons, simultaneous contacts
+    for (scene, before, after) in [
+        ("nehe_room", 150, 150),
+        ("resting_pile", 450, 100),
+        ("galton_board", 200, 100),
+        ("billiards_break", 30, 120),
+        ("newtons_cradle", 40, 80),
+        ("gas_1k", 20, 40),
+    ] {
+        let (continued, restored, bytes) = save_and_restore(scene, before, after);
+        assert_eq!(continued, restored, "{scene}: {bytes} bytes of snapshot");
+    }
+}
+
+/// [`fnv1a`] of a demo scene after `steps` steps, as the scene says (its strategy, gravity, dt).
+fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
+    let path = format!("{}/scenes/{scene}.ron", env!("CARGO_MANIFEST_DIR"));
+    let scene = Scene::load(&path).unwrap();
+    let mut built = scene.build();
+    for _ in 0..steps {
+        built.sim.step(scene.dt).unwrap();
+    }
+    fnv1a(&built.sim.world)
+}
+
+// Re-pin as the other pinned values: `cargo test --test step_determinism pinned -- --nocapture`.
+const PINNED_DEMOS: [(&str, usize, u64); 4] = [
+    ("nehe_room", 500, 0x5385_769d_fa41_82f4),
+    ("galton_board", 300, 0xe70a_9fbd_b44e_bd75),
+    ("billiards_break", 200, 0x54bf_f072_d246_41d9),
+    ("newtons_cradle", 200, 0xb8b6_497f_15ac_b321),
+];
+
+#[test]
+fn pinned_hashes_of_demo_scenes() {
+    let observed: Vec<(&str, usize, u64)> = PINNED_DEMOS
+        .iter()
+        .map(|&(scene, steps, _)| (scene, steps, pinned_demo_hash(scene, steps)))
+        .collect();
+    for (scene, steps, hash) in &observed {
+        println!("(\"{scene}\", {steps}, {hash:#018x}),");
+    }
+    assert_eq!(observed, PINNED_DEMOS.to_vec());
 }

@@ -1,5 +1,6 @@
 //! Scenes: RON files of balls and shapes, checked and built into worlds, and the generators
-//! that place many balls from a few numbers.
+//! that place many balls from a few numbers; and [`Snapshot`]s, the whole state of a world as
+//! RON, saved mid-run and loaded back bit for bit.
 //!
 //! ```
 //! use toibox::scene::Scene;
@@ -27,6 +28,7 @@
 mod file;
 mod generators;
 mod load;
+mod snapshot;
 
 pub use file::{
     BallEntry, CylinderEntry, DEFAULT_STEPS, GeneratorBox, GeneratorEntry, PlaneEntry,
@@ -38,3 +40,4 @@ pub use generators::{
 pub use load::{
     BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, Scene, SceneError, SceneItem, SceneWorld,
 };
+pub use snapshot::{BallState, CylinderState, PlaneState, SleepState, Snapshot, Static};

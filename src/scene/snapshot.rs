@@ -1,0 +1,347 @@
+//! Snapshots: the whole state of a world as RON text, to save in the middle of a run and load
+//! back so that the run goes on bit for bit as if it had never stopped.
+//!
+//! A snapshot holds every ball's components (position, velocity, radius, mass, restitution,
+//! previous position, sleep state, colour, name) and every static shape, in the order the
+//! stepper reads them; numbers are written in the shortest form that reads back to the same
+//! bits. Loading spawns them into a new world in that order. Islands of sleeping balls are named
+//! after entities, which differ in the new world, so loading renames each island after one of
+//! its balls' new entities: the names stay distinct, which is all the stepper asks of them.
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+
+use hecs::{Entity, World};
+use serde::{Deserialize, Serialize};
+
+use super::SceneError;
+use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
+use crate::math::{Real, Vec3};
+use crate::sim::{
+    Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+};
+
+/// The state of a world: its balls and static shapes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    /// The balls, in the order the stepper reads them.
+    pub balls: Vec<BallState>,
+    /// The planes.
+    pub planes: Vec<Static<PlaneState>>,
+    /// The cylinders.
+    pub cylinders: Vec<Static<CylinderState>>,
+    /// The convex polygons, by their vertices.
+    pub polygons: Vec<Static<Vec<Vec3>>>,
+}
+
+/// One ball's components; `None` where the entity has no such component.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BallState {
+    /// [`Position`].
+    pub position: Vec3,
+    /// [`Velocity`].
+    pub velocity: Vec3,
+    /// [`Radius`].
+    pub radius: Real,
+    /// [`Mass`].
+    pub mass: Real,
+    /// [`Restitution`].
+    pub restitution: Option<Real>,
+    /// [`PreviousPosition`].
+    pub previous: Option<Vec3>,
+    /// [`Sleep`].
+    pub sleep: Option<SleepState>,
+    /// [`Color`].
+    pub color: Option<[f32; 3]>,
+    /// [`Name`].
+    pub name: Option<String>,
+}
+
+/// A ball's [`Sleep`] component.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SleepState {
+    /// [`Sleep::still_for`].
+    pub still_for: Real,
+    /// [`Sleep::anchor`].
+    pub anchor: Vec3,
+    /// [`Sleep::island`].
+    pub island: Option<NonZeroU64>,
+    /// [`Sleep::woken_from`].
+    pub woken_from: Option<NonZeroU64>,
+    /// [`Sleep::gravity`].
+    pub gravity: Vec3,
+}
+
+/// A static shape and its restitution, if it has one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Static<S> {
+    /// The shape.
+    pub shape: S,
+    /// Its [`Restitution`] component.
+    pub restitution: Option<Real>,
+}
+
+/// A plane, as its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlaneState {
+    /// [`Plane::point`].
+    pub point: Vec3,
+    /// [`Plane::normal`].
+    pub normal: Vec3,
+}
+
+/// A cylinder, as its fields.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum CylinderState {
+    /// A [`CappedCylinder`].
+    Capped {
+        /// Centre of one cap.
+        a: Vec3,
+        /// Centre of the other.
+        b: Vec3,
+        /// Radius.
+        radius: Real,
+    },
+    /// An [`InfiniteCylinder`].
+    Infinite {
+        /// A point of the axis.
+        point: Vec3,
+        /// Unit axis.
+        axis: Vec3,
+        /// Radius.
+        radius: Real,
+    },
+}
+
+impl Snapshot {
+    /// Take the state of `world`.
+    #[must_use]
+    pub fn capture(world: &World) -> Self {
+        let mut snapshot = Self::default();
+        let mut balls = world.query::<(
+            &Position,
+            &Velocity,
+            &Radius,
+            &Mass,
+            Option<&Restitution>,
+            Option<&PreviousPosition>,
+            Option<&Sleep>,
+            Option<&Color>,
+            Option<&Name>,
+        )>();
+        for (p, v, r, m, e, previous, sleep, color, name) in balls.iter() {
+            snapshot.balls.push(BallState {
+                position: p.0,
+                velocity: v.0,
+                radius: r.0,
+                mass: m.0,
+                restitution: e.map(|e| e.0),
+                previous: previous.map(|p| p.0),
+                sleep: sleep.map(|s| SleepState {
+                    still_for: s.still_for,
+                    anchor: s.anchor,
+                    island: s.island,
+                    woken_from: s.woken_from,
+                    gravity: s.gravity,
+                }),
+                color: color.map(|c| c.0),
+                name: name.map(|n| n.0.clone()),
+            });
+        }
+        let restitution = |e: Option<&Restitution>| e.map(|e| e.0);
+        for (plane, e) in world.query::<(&Plane, Option<&Restitution>)>().iter() {
+            snapshot.planes.push(Static {
+                shape: PlaneState {
+                    point: plane.point,
+                    normal: plane.normal,
+                },
+                restitution: restitution(e),
+            });
+        }
+        for (cylinder, e) in world.query::<(&Cylinder, Option<&Restitution>)>().iter() {
+            let shape = match *cylinder {
+                Cylinder::Capped(c) => CylinderState::Capped {
+                    a: c.a,
+                    b: c.b,
+                    radius: c.radius,
+                },
+                Cylinder::Infinite(c) => CylinderState::Infinite {
+                    point: c.point,
+                    axis: c.axis,
+                    radius: c.radius,
+                },
+            };
+            snapshot.cylinders.push(Static {
+                shape,
+                restitution: restitution(e),
+            });
+        }
+        for (polygon, e) in world
+            .query::<(&ConvexPolygon, Option<&Restitution>)>()
+            .iter()
+        {
+            snapshot.polygons.push(Static {
+                shape: polygon.vertices().to_vec(),
+                restitution: restitution(e),
+            });
+        }
+        snapshot
+    }
+
+    /// Write the snapshot as RON text.
+    #[must_use]
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .expect("numbers, text and lists always serialise")
+    }
+
+    /// Read a snapshot from RON `text`; `file` names it in errors.
+    pub fn from_ron(text: &str, file: &str) -> Result<Self, SceneError> {
+        ron::Options::default()
+            .from_str(text)
+            .map_err(|e| SceneError::Syntax {
+                file: file.to_owned(),
+                line: e.span.start.line,
+                column: e.span.start.col,
+                message: e.code.to_string(),
+            })
+    }
+
+    /// Spawn the snapshot into a new world, balls first in their order. Fails, spawning
+    /// nothing, when a polygon's vertices do not make one.
+    pub fn restore(&self) -> Result<World, SceneError> {
+        let polygons = self
+            .polygons
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                ConvexPolygon::new(p.shape.clone()).map_err(|e| SceneError::Value {
+                    file: "snapshot".to_owned(),
+                    field: format!("polygons[{k}].shape"),
+                    message: e.to_string(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut world = World::new();
+        // Entities first, so that each island can be renamed after one of its new entities,
+        // and each ball then gets all its components at once, in order
+        let entities: Vec<Entity> = (0..self.balls.len())
+            .map(|_| world.reserve_entity())
+            .collect();
+        let mut islands: HashMap<NonZeroU64, NonZeroU64> = HashMap::new();
+        for (ball, &entity) in self.balls.iter().zip(&entities) {
+            let mut builder = hecs::EntityBuilder::new();
+            builder.add_bundle((
+                Position(ball.position),
+                Velocity(ball.velocity),
+                Radius(ball.radius),
+                Mass(ball.mass),
+            ));
+            if let Some(e) = ball.restitution {
+                builder.add(Restitution(e));
+            }
+            if let Some(p) = ball.previous {
+                builder.add(PreviousPosition(p));
+            }
+            if let Some(s) = ball.sleep {
+                let mut rename = |name: Option<NonZeroU64>| {
+                    name.map(|k| *islands.entry(k).or_insert(entity.to_bits()))
+                };
+                builder.add(Sleep {
+                    still_for: s.still_for,
+                    anchor: s.anchor,
+                    island: rename(s.island),
+                    woken_from: rename(s.woken_from),
+                    gravity: s.gravity,
+                });
+            }
+            if let Some(c) = ball.color {
+                builder.add(Color(c));
+            }
+            if let Some(n) = &ball.name {
+                builder.add(Name(n.clone()));
+            }
+            world
+                .insert(entity, builder.build())
+                .expect("a reserved entity");
+        }
+        for p in &self.planes {
+            let plane = Plane {
+                point: p.shape.point,
+                normal: p.shape.normal,
+            };
+            spawn_static(&mut world, plane, p.restitution);
+        }
+        for c in &self.cylinders {
+            let cylinder = match c.shape {
+                CylinderState::Capped { a, b, radius } => {
+                    Cylinder::Capped(CappedCylinder { a, b, radius })
+                }
+                CylinderState::Infinite {
+                    point,
+                    axis,
+                    radius,
+                } => Cylinder::Infinite(InfiniteCylinder {
+                    point,
+                    axis,
+                    radius,
+                }),
+            };
+            spawn_static(&mut world, cylinder, c.restitution);
+        }
+        for (p, polygon) in self.polygons.iter().zip(polygons) {
+            spawn_static(&mut world, polygon, p.restitution);
+        }
+        Ok(world)
+    }
+}
+
+/// Spawn a static `shape`, with its restitution if it has one.
+fn spawn_static<S: hecs::Component>(world: &mut World, shape: S, restitution: Option<Real>) {
+    let mut builder = hecs::EntityBuilder::new();
+    builder.add(shape);
+    if let Some(e) = restitution {
+        builder.add(Restitution(e));
+    }
+    world.spawn(builder.build());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_text_is_an_error_with_its_line_and_column() {
+        let error =
+            Snapshot::from_ron("(balls: [], planes: [], cylinders: [],\n oops: 1)", "s.ron")
+                .unwrap_err();
+        assert!(
+            matches!(&error, SceneError::Syntax { file, line: 2, .. } if file == "s.ron"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_polygon_that_is_none_is_an_error_naming_it() {
+        let snapshot = Snapshot {
+            polygons: vec![Static {
+                shape: vec![Vec3::ZERO, Vec3::X],
+                restitution: None,
+            }],
+            ..Snapshot::default()
+        };
+        let Err(error) = snapshot.restore() else {
+            panic!("two vertices make no polygon");
+        };
+        assert!(
+            matches!(&error, SceneError::Value { field, .. } if field == "polygons[0].shape"),
+            "{error}"
+        );
+    }
+}
