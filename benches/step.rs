@@ -14,87 +14,19 @@
 //! Also a settled pile of 300 balls (`scenes/resting_pile.ron`), stepped asleep and with
 //! sleeping off: what sleeping saves.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group};
 use toibox::Stepper;
 use toibox::scene::Scene;
 
-/// The system allocator, counting the bytes live now and the most live since the last reset.
-struct Counting;
+#[path = "../tests/common/counting.rs"]
+mod counting;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+use counting::Counting;
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-impl Counting {
-    fn grow(bytes: usize) {
-        let now = CURRENT.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        PEAK.fetch_max(now, Ordering::Relaxed);
-    }
-
-    fn shrink(bytes: usize) {
-        CURRENT.fetch_sub(bytes, Ordering::Relaxed);
-    }
-
-    /// Return the bytes live now.
-    fn current() -> usize {
-        CURRENT.load(Ordering::Relaxed)
-    }
-
-    /// Return the most bytes live since the last reset.
-    fn peak() -> usize {
-        PEAK.load(Ordering::Relaxed)
-    }
-
-    /// Start a new peak from the bytes live now, and return them.
-    fn reset_peak() -> usize {
-        let now = Self::current();
-        PEAK.store(now, Ordering::Relaxed);
-        now
-    }
-}
-
-// SAFETY: every call goes to `System` unchanged; the counters only watch.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
-            Self::grow(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let ptr = unsafe { System.alloc_zeroed(layout) };
-        if !ptr.is_null() {
-            Self::grow(layout.size());
-        }
-        ptr
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        Self::shrink(layout.size());
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let new = unsafe { System.realloc(ptr, layout, new_size) };
-        // On failure the old block stays as it was
-        if !new.is_null() {
-            if new_size >= layout.size() {
-                Self::grow(new_size - layout.size());
-            } else {
-                Self::shrink(layout.size() - new_size);
-            }
-        }
-        new
-    }
-}
 
 /// Steps each gas takes before it is timed, so that it has left its lattice and is mixed.
 const WARM_UP: usize = 10;
