@@ -12,6 +12,8 @@
 //! - memory is flat: the bytes live (a counting allocator) after the first tenth of the run
 //!   are never exceeded by more than 1% later on, so nothing grows per step.
 
+// The step bench reads the peak too
+#[allow(dead_code)]
 #[path = "common/counting.rs"]
 mod counting;
 
