@@ -29,6 +29,46 @@ pub(crate) fn vector(v: Vec3) -> String {
     format!("({}, {}, {})", number(v.x), number(v.y), number(v.z))
 }
 
+/// A cell of a hash grid: each coordinate divided by the cell size and rounded down, kept as the
+/// bits of a float, so that no cell saturates however small the cells are.
+pub(crate) type CellKey = [u64; 3];
+
+/// Return the cell of `p` in a grid of cells `size` wide.
+pub(crate) fn cell_key(p: Vec3, size: Real) -> CellKey {
+    let c = (p / size).floor();
+    // + 0.0: -0.0 and 0.0 are one cell
+    [c.x, c.y, c.z].map(|x| (x + 0.0).to_bits())
+}
+
+/// Return `key` and the 26 cells around it: one step along each axis, where a step is 1 below
+/// 2^53 and one float above it (every float there is whole).
+///
+/// Two points less than a cell apart along an axis are at most one step apart there.
+pub(crate) fn neighbour_cells(key: CellKey) -> impl Iterator<Item = CellKey> {
+    const WHOLE: Real = 9_007_199_254_740_992.0; // 2^53
+    let axes = key.map(|bits| {
+        let c = f64::from_bits(bits);
+        let [below, above] = if c.abs() < WHOLE {
+            [c - 1.0, c + 1.0]
+        } else {
+            // The next float towards each side; c is not zero
+            let away = f64::from_bits(bits + 1);
+            let towards = f64::from_bits(bits - 1);
+            if c > 0.0 {
+                [towards, away]
+            } else {
+                [away, towards]
+            }
+        };
+        [below, c, above].map(|x| (x + 0.0).to_bits())
+    });
+    axes[0].into_iter().flat_map(move |x| {
+        axes[1]
+            .into_iter()
+            .flat_map(move |y| axes[2].into_iter().map(move |z| [x, y, z]))
+    })
+}
+
 /// Why a generator cannot place its balls.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GeneratorError {
@@ -118,7 +158,8 @@ pub fn lattice(
         sites[k] = ((side.max(spacing_needed) * per_length).ceil() as u64).clamp(1, caps[k]);
     }
     // Grow the axes with room until there are enough sites
-    while sites[0] * sites[1] * sites[2] < count {
+    // Saturating: a thin box of tiny balls has more sites along two axes than a u64 holds
+    while sites[0].saturating_mul(sites[1]).saturating_mul(sites[2]) < count {
         let k = (0..3)
             .filter(|&k| sites[k] < caps[k])
             .min_by_key(|&k| sites[k])
@@ -145,7 +186,7 @@ pub fn lattice(
             let (x, y, z) = (
                 n % sites[0],
                 n / sites[0] % sites[1],
-                n / (sites[0] * sites[1]),
+                n / sites[0].saturating_mul(sites[1]),
             );
             let position = origin + steps * Vec3::new(x as Real, y as Real, z as Real);
             BallDef::new(position, radius).velocity(random_unit_vector(&mut rng) * speed)
@@ -176,11 +217,7 @@ pub fn random_block(
     }
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let cell = 2.0 * radius;
-    let mut grid: std::collections::HashMap<[i64; 3], Vec<Vec3>> = Default::default();
-    let cell_of = |p: Vec3| {
-        let c = ((p - min) / cell).floor();
-        [c.x as i64, c.y as i64, c.z as i64]
-    };
+    let mut grid: std::collections::HashMap<CellKey, Vec<Vec3>> = Default::default();
     let mut balls = Vec::with_capacity(count as usize);
     let mut tries = 0u64;
     while (balls.len() as u64) < count {
@@ -198,21 +235,12 @@ pub fn random_block(
                 rng.random::<Real>() * inner.y,
                 rng.random::<Real>() * inner.z,
             );
-        let c = cell_of(p);
-        let clear = (-1..=1).all(|dx| {
-            (-1..=1).all(|dy| {
-                (-1..=1).all(|dz| {
-                    grid.get(&[
-                        c[0].saturating_add(dx),
-                        c[1].saturating_add(dy),
-                        c[2].saturating_add(dz),
-                    ])
-                    .is_none_or(|others| {
-                        others
-                            .iter()
-                            .all(|q| (p - *q).length_squared() > cell * cell * (1.0 + 1e-9))
-                    })
-                })
+        let c = cell_key(p - min, cell);
+        let clear = neighbour_cells(c).all(|near| {
+            grid.get(&near).is_none_or(|others| {
+                others
+                    .iter()
+                    .all(|q| (p - *q).length_squared() > cell * cell * (1.0 + 1e-9))
             })
         });
         if clear {

@@ -12,7 +12,8 @@ use super::file::{
     PolygonEntry, SceneFile,
 };
 use super::generators::{
-    GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, lattice, number, random_block,
+    CellKey, GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, cell_key, lattice, neighbour_cells,
+    number, random_block,
 };
 use crate::geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Shape, ShapeError,
@@ -426,41 +427,30 @@ impl Scene {
             return Ok(());
         }
         let cell = 2.0 * largest;
-        // Casts saturate: far-off balls share the outermost cells, and are still compared
-        let key = |p: Vec3| {
-            let c = (p / cell).floor();
-            (c.x as i64, c.y as i64, c.z as i64)
-        };
-        let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+        // Float cells: tiny balls far from the origin keep cells of their own (integer cells
+        // saturated there, and a lattice of them went quadratic in one cell)
+        let mut grid: HashMap<CellKey, Vec<u32>> = HashMap::new();
         for (i, ball) in self.balls.iter().enumerate() {
-            grid.entry(key(ball.position)).or_default().push(i as u32);
+            grid.entry(cell_key(ball.position, cell))
+                .or_default()
+                .push(i as u32);
         }
         for (i, a) in self.balls.iter().enumerate() {
-            let (x, y, z) = key(a.position);
             let mut first: Option<(usize, Real)> = None;
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        let near = (
-                            x.saturating_add(dx),
-                            y.saturating_add(dy),
-                            z.saturating_add(dz),
-                        );
-                        let Some(cell) = grid.get(&near) else {
-                            continue;
-                        };
-                        for &j in cell {
-                            let j = j as usize;
-                            if j >= i || first.is_some_and(|(f, _)| f < j) {
-                                continue;
-                            }
-                            let b = &self.balls[j];
-                            let reach = a.radius + b.radius;
-                            let depth = reach - a.position.distance(b.position);
-                            if depth > TOUCH_TOLERANCE * reach {
-                                first = Some((j, depth));
-                            }
-                        }
+            for near in neighbour_cells(cell_key(a.position, cell)) {
+                let Some(cell) = grid.get(&near) else {
+                    continue;
+                };
+                for &j in cell {
+                    let j = j as usize;
+                    if j >= i || first.is_some_and(|(f, _)| f < j) {
+                        continue;
+                    }
+                    let b = &self.balls[j];
+                    let reach = a.radius + b.radius;
+                    let depth = reach - a.position.distance(b.position);
+                    if depth > TOUCH_TOLERANCE * reach {
+                        first = Some((j, depth));
                     }
                 }
             }
