@@ -1,6 +1,6 @@
 //! Loading a scene: read, parse, check every value, and build a world from it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 
@@ -422,49 +422,60 @@ impl Scene {
 
     /// Refuse two balls that overlap, through a grid of cells two largest radii wide.
     fn check_ball_pairs(&self) -> Result<(), (String, String)> {
-        let largest = self.balls.iter().map(|b| b.radius).fold(0.0, Real::max);
         if self.balls.len() < 2 {
             return Ok(());
         }
-        let cell = 2.0 * largest;
-        // Float cells: tiny balls far from the origin keep cells of their own (integer cells
-        // saturated there, and a lattice of them went quadratic in one cell)
-        let mut grid: HashMap<CellKey, Vec<u32>> = HashMap::new();
+        // One grid per size: a ball goes in the grid whose cells (a power of two) are at least
+        // its diameter, and looks for overlaps among the balls of its own grid and of coarser
+        // ones, where anything that reaches it is in a neighbouring cell. A few large balls
+        // among many small ones then cost no more than the small ones alone. Cells are keyed
+        // by the float value of the rounded coordinate, which never saturates.
+        let level = |radius: Real| (2.0 * radius).log2().ceil() as i32;
+        let mut grids: BTreeMap<i32, HashMap<CellKey, Vec<u32>>> = BTreeMap::new();
         for (i, ball) in self.balls.iter().enumerate() {
-            grid.entry(cell_key(ball.position, cell))
+            let l = level(ball.radius);
+            grids
+                .entry(l)
+                .or_default()
+                .entry(cell_key(ball.position, Real::powi(2.0, l)))
                 .or_default()
                 .push(i as u32);
         }
+        // The first ball (by index) that overlaps an earlier one, and the earliest of those
+        let mut first: Option<(usize, usize, Real)> = None;
         for (i, a) in self.balls.iter().enumerate() {
-            let mut first: Option<(usize, Real)> = None;
-            for near in neighbour_cells(cell_key(a.position, cell)) {
-                let Some(cell) = grid.get(&near) else {
-                    continue;
-                };
-                for &j in cell {
-                    let j = j as usize;
-                    if j >= i || first.is_some_and(|(f, _)| f < j) {
-                        continue;
-                    }
-                    let b = &self.balls[j];
-                    let reach = a.radius + b.radius;
-                    let depth = reach - a.position.distance(b.position);
-                    if depth > TOUCH_TOLERANCE * reach {
-                        first = Some((j, depth));
+            let own = level(a.radius);
+            for (&l, grid) in grids.range(own..) {
+                for near in neighbour_cells(cell_key(a.position, Real::powi(2.0, l))) {
+                    for &j in grid.get(&near).into_iter().flatten() {
+                        let j = j as usize;
+                        // A pair within one grid is seen from both sides: once is enough
+                        if j == i || (l == own && j > i) {
+                            continue;
+                        }
+                        let b = &self.balls[j];
+                        let reach = a.radius + b.radius;
+                        let depth = reach - a.position.distance(b.position);
+                        let pair = (i.max(j), i.min(j));
+                        if depth > TOUCH_TOLERANCE * reach
+                            && first.is_none_or(|(x, y, _)| pair < (x, y))
+                        {
+                            first = Some((pair.0, pair.1, depth));
+                        }
                     }
                 }
             }
-            if let Some((j, depth)) = first {
-                return Err((
-                    self.sources[i].to_string(),
-                    format!(
-                        "overlaps ball {j}, {}, by {depth:e}; allowed: balls that at most touch",
-                        self.sources[j]
-                    ),
-                ));
-            }
         }
-        Ok(())
+        match first {
+            Some((i, j, depth)) => Err((
+                self.sources[i].to_string(),
+                format!(
+                    "overlaps ball {j}, {}, by {depth:e}; allowed: balls that at most touch",
+                    self.sources[j]
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 }
 
