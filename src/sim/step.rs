@@ -622,40 +622,42 @@ impl Stepper {
     /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, or the
     /// distance it may move in the step along an axis, with gravity applied.
     fn out_of_range(&self, dt: Real) -> Option<StepError> {
-        let balls = &self.balls;
-        (0..balls.len()).find_map(|i| {
-            let body = &balls.body[i];
-            let field = if body.position.abs().max_element() > MAX_LENGTH {
-                "position"
+        self.first_fault(dt, |body| {
+            if body.position.abs().max_element() > MAX_LENGTH {
+                Some("position")
             } else if body.radius > MAX_LENGTH {
-                "radius"
+                Some("radius")
             } else if (body.velocity * dt).abs().max_element() > MAX_LENGTH {
-                "velocity"
+                Some("velocity")
             } else {
-                return None;
-            };
-            Some(StepError::OutOfRange {
-                entity: balls.entity[i],
-                field,
-                dt,
-            })
+                None
+            }
         })
     }
 
     /// The error for the first ball whose position or velocity left the finite numbers in this
     /// step (a `dt` too long for its speed, or values near the largest numbers), if any.
     fn non_finite(&self, dt: Real) -> Option<StepError> {
+        self.first_fault(dt, |body| {
+            if !body.position.is_finite() {
+                Some("position")
+            } else if !body.velocity.is_finite() {
+                Some("velocity")
+            } else {
+                None
+            }
+        })
+    }
+
+    /// [`StepError::OutOfRange`] for the first ball in which `fault` finds a field at fault.
+    fn first_fault(
+        &self,
+        dt: Real,
+        fault: impl Fn(&BallBody) -> Option<&'static str>,
+    ) -> Option<StepError> {
         let balls = &self.balls;
         (0..balls.len()).find_map(|i| {
-            let body = &balls.body[i];
-            let field = if !body.position.is_finite() {
-                "position"
-            } else if !body.velocity.is_finite() {
-                "velocity"
-            } else {
-                return None;
-            };
-            Some(StepError::OutOfRange {
+            fault(&balls.body[i]).map(|field| StepError::OutOfRange {
                 entity: balls.entity[i],
                 field,
                 dt,
