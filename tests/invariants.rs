@@ -28,16 +28,15 @@
 //!    (`Σ impulse · normal`, the normal pointing from the shape to the ball; ball-ball impulses
 //!    cancel), to `5e-14` of `Σ m |v|` before the step plus the sum of all impulses (worst
 //!    measured 6.0e-15);
-//! 5. the cap on events is never hit. This fails (the test is ignored): without gravity the rest
-//!    speed is zero, and a ball wedged with restitution below 1 (between a ball and a wall, or
-//!    between walls and a cylinder) makes a Zeno sequence of collisions whose speeds shrink
-//!    geometrically, until the cap. Over the 10,000 soak worlds: 208 of the 5,000 analytic
-//!    worlds, all without gravity and none all-elastic, mass ratios of the wedged pair from 1.5;
-//!    `sliced:1` hits it too (96 worlds, 21 of them with gravity), almost all in ball-plane
-//!    events.
+//! 5. the cap on events is never hit, by every strategy but `sliced:1`. Without gravity the rest
+//!    speed is zero, and a ball wedged with restitution below 1 would collide without end; the
+//!    stepper's TC rule (without a rest speed, a ball busy beyond 64 collisions in a step
+//!    collides elastically for the rest of it) bounds that. Before it, 208 of the 5,000 analytic soak worlds hit the cap.
+//!    `sliced:1`, which samples only the end of each step, still hits it (that test is
+//!    ignored, with its numbers).
 //!
 //! `cargo test --test invariants` runs [`WORLDS`] worlds. The soak run (CI) runs
-//! `TOIBOX_SOAK_WORLDS` worlds (default 10,000) and checks every property but the cap:
+//! `TOIBOX_SOAK_WORLDS` worlds (default 10,000) and checks every property:
 //!
 //! ```text
 //! TOIBOX_SOAK_WORLDS=10000 cargo test --release --test invariants -- --ignored --nocapture soak
@@ -732,14 +731,34 @@ fn the_stepper_measures_overlaps_and_escapes_as_the_geometry_does() {
     default_run().assert_holds("stats");
 }
 
+/// The one slice of `sliced:1`: a sample at the end of the step only.
+const ONE_SLICE: Strategy = Strategy::Sliced { slices: 1 };
+
+/// Property 5 over `run`, for `sliced:1` (`one_slice`) or for every other strategy.
+fn assert_cap_never_hit(run: &Outcome, one_slice: bool) {
+    for (strategy, worlds) in STRATEGIES.iter().zip(&run.cap_worlds) {
+        if (*strategy == ONE_SLICE) == one_slice {
+            assert_eq!(
+                *worlds,
+                [0, 0],
+                "{strategy}: worlds that hit the cap (without, with gravity)"
+            );
+        }
+    }
+}
+
 #[test]
-#[ignore = "fails: without gravity (rest speed 0) a ball wedged with restitution < 1 collides \
-            until the cap (world 154, seed 15664391522879023106, analytic, step 11: ball 1, mass \
-            1.2e-7, between ball 28, mass 2.4e-5, and a corner of planes of restitution 0: 3,744 \
-            plane and 1,254 ball events at t = 0.00456, cap 5,000, overlap 0.028 left); 204 \
-            capped steps in 37 of the 1000 worlds, 24 of them analytic and without gravity"]
 fn the_events_cap_is_never_hit() {
-    default_run().assert_holds("cap");
+    assert_cap_never_hit(default_run(), false);
+}
+
+#[test]
+#[ignore = "fails: sliced:1 samples only the end of the step and reports every contact at its \
+            start; in the 10,000 soak worlds it hits the cap in 96 of its 1,000 worlds (75 \
+            without gravity, 21 with), 6,900 collisions in a step of an elastic world of 59 balls \
+            (world 51 of the default run, seed 8562569840316215705)"]
+fn the_events_cap_is_never_hit_with_one_slice() {
+    assert_cap_never_hit(default_run(), true);
 }
 
 #[test]
@@ -765,10 +784,11 @@ fn soak_thousands_of_worlds() {
         .map(|s| s.parse().expect("TOIBOX_SOAK_WORLDS is a whole number"))
         .unwrap_or(10_000);
     let run = run_worlds(count, SEED ^ 0x50A4);
-    // The cap: see `the_events_cap_is_never_hit`
+    // The cap apart: `sliced:1` hits it (see `the_events_cap_is_never_hit_with_one_slice`)
     for property in PROPERTIES.into_iter().filter(|&p| p != "cap") {
         run.assert_holds(property);
     }
+    assert_cap_never_hit(&run, false);
 }
 
 #[test]

@@ -36,7 +36,11 @@
 //! slower than the rest speed is resolved as perfectly inelastic; a ball that comes to rest on a
 //! support holds up the balls that come to rest on it at the same instant (see
 //! [`response`](super::response)). Balls that have stayed still for a while fall asleep and
-//! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A hard cap on events per step bounds the work of any step:
+//! cost next to nothing until something hits them (see [`sleep`](super::sleep)). Without a rest
+//! speed (no gravity, by default), a ball with more than [`ELASTIC_AFTER`] collisions in one
+//! step collides elastically for the rest of it (the TC model), so that a ball wedged with a
+//! restitution below 1 cannot collide without end. A hard cap on events per step bounds the
+//! work of any step:
 //! when it is reached, the remaining events are dropped, every ball moves straight to the end of
 //! the step, and [`StepStats::events_cap_hits`] says so.
 
@@ -69,6 +73,15 @@ const STATIC_CELL_LIMIT: usize = 4096;
 /// have: the sweeps square and multiply such lengths (up to their fourth powers), which must
 /// stay finite and exact to rounding. Far beyond any scene (scene files allow 1e9).
 pub const MAX_LENGTH: Real = 1e50;
+
+/// Collisions of one ball in one step after which, in a step without a rest speed (no gravity
+/// by default), its contacts in that step are elastic: the TC model of inelastic collapse
+/// (Luding and McNamara, "How to handle the inelastic collapse of a dissipative hard-sphere gas
+/// with the TC model", Granular Matter, 1998). A ball wedged with a restitution below 1
+/// (between a heavy ball and a wall, say) would otherwise collide ever faster without end;
+/// elastic, the wedge lets go after a bounded number of collisions. Energy still never rises.
+/// With a rest speed, resting contacts end such sequences instead.
+const ELASTIC_AFTER: u32 = 64;
 
 /// Worlds of at most this many balls put everything in one cell: testing every pair's boxes
 /// costs less than hashing paths into small cells.
@@ -1306,7 +1319,14 @@ impl Stepper {
             }
         };
 
-        let e = combine_restitution(self.balls.material[i].restitution, restitution);
+        // Without a rest speed, a ball busy beyond ELASTIC_AFTER collisions in this step collides
+        // elastically for the rest of it (the TC model): wedged, it would collide without end
+        let busy = |k: usize| self.balls.counter[k] >= ELASTIC_AFTER;
+        let e = if self.rest_speed == 0.0 && (busy(i) || other_ball.is_some_and(busy)) {
+            1.0
+        } else {
+            combine_restitution(self.balls.material[i].restitution, restitution)
+        };
         let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
             return false;
         };
