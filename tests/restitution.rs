@@ -23,6 +23,9 @@
 //! and for the outcomes across phases; `ROUNDING` (1e-12 of `g` times the heights involved) for
 //! the modified energy of a ball in flight; `CREEP` (1e-12) for a settled stack.
 
+mod common;
+
+use common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
 use hecs::{Entity, World};
 use toibox::sim::Restitution;
 use toibox::{
@@ -41,35 +44,6 @@ const DT: Real = 1.0 / 60.0;
 
 /// Standard gravity, as in the default configuration.
 const G: Real = 9.81;
-
-fn v3(x: Real, y: Real, z: Real) -> Vec3 {
-    Vec3::new(x, y, z)
-}
-
-/// A configuration without gravity (and so with a rest speed of zero).
-fn no_gravity() -> StepConfig {
-    StepConfig {
-        gravity: Vec3::ZERO,
-        ..StepConfig::default()
-    }
-}
-
-/// `|actual - expected| <= tol * max(|expected|, 1)`.
-#[track_caller]
-fn assert_close(actual: Real, expected: Real, tol: Real, what: &str) {
-    assert!(
-        (actual - expected).abs() <= tol * expected.abs().max(1.0),
-        "{what}: got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
-
-#[track_caller]
-fn assert_vec_close(actual: Vec3, expected: Vec3, tol: Real, what: &str) {
-    assert!(
-        (actual - expected).length() <= tol * expected.length().max(1.0),
-        "{what}: got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
 
 fn position(world: &World, e: Entity) -> Vec3 {
     world.get::<&Position>(e).unwrap().0
@@ -148,11 +122,11 @@ fn head_on_ball_ball_restitution_is_the_set_value() {
                 let measured = (vb - va).dot(dir) / 3.0;
                 worst = worst.max((measured - e).abs());
                 assert!((measured - e).abs() <= 0.01, "{what}: measured {measured}");
-                assert_close(measured, e, EXACT, &what);
+                assert_close_named(measured, e, EXACT, &what);
                 let (xa, xb) = head_on_after(2.0, ma, 1.0, mb, e);
-                assert_vec_close(va, dir * xa, EXACT, &what);
-                assert_vec_close(vb, dir * xb, EXACT, &what);
-                assert_vec_close(
+                assert_vec_close_named(va, dir * xa, EXACT, &what);
+                assert_vec_close_named(vb, dir * xb, EXACT, &what);
+                assert_vec_close_named(
                     va * ma + vb * mb,
                     momentum,
                     EXACT,
@@ -195,8 +169,8 @@ fn head_on_ball_plane_restitution_is_the_set_value() {
             let measured = v.dot(n) / 2.0;
             worst = worst.max((measured - e).abs());
             assert!((measured - e).abs() <= 0.01, "{what}: measured {measured}");
-            assert_close(measured, e, EXACT, &what);
-            assert_vec_close(v, n * (2.0 * e), EXACT, &what);
+            assert_close_named(measured, e, EXACT, &what);
+            assert_vec_close_named(v, n * (2.0 * e), EXACT, &what);
         }
     }
     println!("ball-plane: worst |measured e - e| = {worst:e}");
@@ -235,19 +209,19 @@ fn ball_ball_outcome_does_not_depend_on_the_phase_of_the_contact() {
                 }
                 let what = format!("dir {dir}, e = {e}, phase {phase}");
                 let (va, vb) = (velocity(&sim.world, a), velocity(&sim.world, b));
-                assert_vec_close(va, dir * xa, EXACT, &what);
-                assert_vec_close(vb, dir * xb, EXACT, &what);
+                assert_vec_close_named(va, dir * xa, EXACT, &what);
+                assert_vec_close_named(vb, dir * xb, EXACT, &what);
                 let (fa, fb) = *first.get_or_insert((va, vb));
-                assert_vec_close(va, fa, EXACT, &format!("{what}: same as phase 1/32"));
-                assert_vec_close(vb, fb, EXACT, &format!("{what}: same as phase 1/32"));
+                assert_vec_close_named(va, fa, EXACT, &format!("{what}: same as phase 1/32"));
+                assert_vec_close_named(vb, fb, EXACT, &format!("{what}: same as phase 1/32"));
                 let rest = 5.0 * DT - t;
                 let expected_a = pa + dir * (2.0 * t) + dir * (xa * rest);
                 let expected_b = pb - dir * t + dir * (xb * rest);
                 worst_position = worst_position
                     .max((position(&sim.world, a) - expected_a).length())
                     .max((position(&sim.world, b) - expected_b).length());
-                assert_vec_close(position(&sim.world, a), expected_a, EXACT, &what);
-                assert_vec_close(position(&sim.world, b), expected_b, EXACT, &what);
+                assert_vec_close_named(position(&sim.world, a), expected_a, EXACT, &what);
+                assert_vec_close_named(position(&sim.world, b), expected_b, EXACT, &what);
             }
         }
     }
@@ -288,11 +262,11 @@ fn ball_plane_outcome_does_not_depend_on_the_phase_of_the_contact() {
             let what = format!("e = {e}, phase {phase}");
             let v1 = n * (3.0 * e) + along;
             let v = velocity(&sim.world, ball);
-            assert_vec_close(v, v1, EXACT, &what);
-            assert_vec_close(v, *first.get_or_insert(v), EXACT, &what);
+            assert_vec_close_named(v, v1, EXACT, &what);
+            assert_vec_close_named(v, *first.get_or_insert(v), EXACT, &what);
             let expected = p0 + v0 * t + v1 * (5.0 * DT - t);
             worst_position = worst_position.max((position(&sim.world, ball) - expected).length());
-            assert_vec_close(position(&sim.world, ball), expected, EXACT, &what);
+            assert_vec_close_named(position(&sim.world, ball), expected, EXACT, &what);
         }
     }
     println!(
@@ -478,7 +452,12 @@ fn a_resting_stack_does_not_creep() {
                 let settled = heights(&sim.world);
                 for (k, p) in settled.iter().enumerate() {
                     let expected = v3(0.0, 0.1 + 0.2 * k as Real, 0.0);
-                    assert_vec_close(*p, expected, 1e-9, &format!("{what}: ball {k} settled"));
+                    assert_vec_close_named(
+                        *p,
+                        expected,
+                        1e-9,
+                        &format!("{what}: ball {k} settled"),
+                    );
                 }
                 let mut drift: Real = 0.0;
                 for step in 1..=WATCH {

@@ -12,6 +12,9 @@
 //! Tolerances: `EXACT` (1e-12, relative to the magnitude, absolute below 1) for closed forms,
 //! `NEWTON` (1e-9) where the rim iteration is involved, `REST` (1e-12) for "at rest".
 
+mod common;
+
+use common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::{Mass, Radius, Restitution, kinetic_energy, momentum};
@@ -24,35 +27,6 @@ use toibox::{
 const EXACT: f64 = 1e-12;
 const NEWTON: f64 = 1e-9;
 const REST: f64 = 1e-12;
-
-fn v3(x: f64, y: f64, z: f64) -> Vec3 {
-    Vec3::new(x, y, z)
-}
-
-/// A configuration without gravity (and so with a rest speed of zero: fully elastic).
-fn no_gravity() -> StepConfig {
-    StepConfig {
-        gravity: Vec3::ZERO,
-        ..StepConfig::default()
-    }
-}
-
-/// `|actual - expected| <= tol * max(|expected|, 1)`.
-#[track_caller]
-fn assert_close(actual: f64, expected: f64, tol: f64, what: &str) {
-    assert!(
-        (actual - expected).abs() <= tol * expected.abs().max(1.0),
-        "{what}: got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
-
-#[track_caller]
-fn assert_vec_close(actual: Vec3, expected: Vec3, tol: f64, what: &str) {
-    assert!(
-        (actual - expected).length() <= tol * expected.length().max(1.0),
-        "{what}: got {actual}, expected {expected} (tolerance {tol})"
-    );
-}
 
 fn position(world: &World, e: Entity) -> Vec3 {
     world.get::<&Position>(e).unwrap().0
@@ -110,7 +84,7 @@ fn check_report(world: &World, report: &StepReport, dt: f64) {
             "event time {} in [0, {dt}]",
             e.time
         );
-        assert_close(e.normal.length(), 1.0, EXACT, "unit normal");
+        assert_close_named(e.normal.length(), 1.0, EXACT, "unit normal");
         assert!(e.impulse > 0.0, "impulse {} is positive", e.impulse);
         assert!(world.get::<&Radius>(e.a).is_ok(), "a is a ball");
         let b_is = match e.kind {
@@ -204,7 +178,7 @@ fn head_on(one: Side, two: Side, expected: Expected) {
     let (k, e) = events[0];
     // The contact at `contact` falls in step floor(contact / dt), at contact - k dt into it
     assert_eq!(k, (contact / dt).floor() as usize, "step of the contact");
-    assert_close(
+    assert_close_named(
         e.time,
         contact - k as f64 * dt,
         EXACT,
@@ -218,24 +192,24 @@ fn head_on(one: Side, two: Side, expected: Expected) {
     // At the contact ball 1 is at x = v1 t, ball 2 at 3 + v2 t: both 0.5 from the point
     let x1 = one.velocity * contact;
     let x2 = 3.0 + two.velocity * contact;
-    assert_close(x2 - x1, 1.0, EXACT, "touching at the contact");
-    assert_vec_close(e.point, v3(x1 + 0.5, 0.0, 0.0), EXACT, "contact point");
+    assert_close_named(x2 - x1, 1.0, EXACT, "touching at the contact");
+    assert_vec_close_named(e.point, v3(x1 + 0.5, 0.0, 0.0), EXACT, "contact point");
     // The normal points from b towards a: -x when a is ball 1 (on the left), +x otherwise
     let towards_a = if e.a == b1 { -Vec3::X } else { Vec3::X };
-    assert_vec_close(e.normal, towards_a, EXACT, "normal from b towards a");
-    assert_close(e.impulse, expected.impulse, EXACT, "impulse");
+    assert_vec_close_named(e.normal, towards_a, EXACT, "normal from b towards a");
+    assert_close_named(e.impulse, expected.impulse, EXACT, "impulse");
 
     let (v1, v2) = (velocity(&world, b1), velocity(&world, b2));
-    assert_vec_close(v1, v3(expected.v1, 0.0, 0.0), EXACT, "v1'");
-    assert_vec_close(v2, v3(expected.v2, 0.0, 0.0), EXACT, "v2'");
+    assert_vec_close_named(v1, v3(expected.v1, 0.0, 0.0), EXACT, "v1'");
+    assert_vec_close_named(v2, v3(expected.v2, 0.0, 0.0), EXACT, "v2'");
     // Impulse = m1 |Δv1| = m2 |Δv2|
-    assert_close(
+    assert_close_named(
         one.mass * (expected.v1 - one.velocity).abs(),
         expected.impulse,
         EXACT,
         "impulse is m1 |dv1|",
     );
-    assert_close(
+    assert_close_named(
         one.mass * v1.x + two.mass * v2.x,
         p_before,
         EXACT,
@@ -243,20 +217,20 @@ fn head_on(one: Side, two: Side, expected: Expected) {
     );
     // Closing speed scales by e = min(e1, e2)
     let e_pair = one.restitution.min(two.restitution);
-    assert_close(
+    assert_close_named(
         v2.x - v1.x,
         e_pair * (one.velocity - two.velocity),
         EXACT,
         "separation speed is e times the closing speed",
     );
     // Positions: straight to the contact, then straight with the new velocities
-    assert_close(
+    assert_close_named(
         position(&world, b1).x,
         x1 + expected.v1 * (t - contact),
         EXACT,
         "x1 at the end",
     );
-    assert_close(
+    assert_close_named(
         position(&world, b2).x,
         x2 + expected.v2 * (t - contact),
         EXACT,
@@ -370,12 +344,12 @@ fn head_on_energy_loss_matches_the_restitution() {
         .velocity(v3(-1.0, 0.0, 0.0))
         .mass(2.0)
         .spawn(&mut world);
-    assert_close(kinetic_energy(&world), 5.5, EXACT, "energy before");
+    assert_close_named(kinetic_energy(&world), 5.5, EXACT, "energy before");
     let mut stepper = Stepper::new(no_gravity());
     let report = step(&mut stepper, &mut world, 1.0);
     assert_eq!(report.stats.collisions, 1);
-    assert_close(report.stats.kinetic_energy, 1.5, EXACT, "energy after");
-    assert_vec_close(report.stats.momentum(), Vec3::X, EXACT, "momentum after");
+    assert_close_named(report.stats.kinetic_energy, 1.5, EXACT, "energy after");
+    assert_vec_close_named(report.stats.momentum(), Vec3::X, EXACT, "momentum after");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,7 +387,7 @@ fn newtons_cradle_passes_the_speed_to_the_last_ball() {
             assert_eq!(report.stats.ball_ball, 4);
             for e in &report.events {
                 assert!(e.time.abs() <= EXACT, "contacts at the start: {}", e.time);
-                assert_close(e.impulse, 1.0, EXACT, "each passes m·1");
+                assert_close_named(e.impulse, 1.0, EXACT, "each passes m·1");
             }
         } else {
             assert_eq!(report.stats.collisions, 0, "step {k}: {:?}", report.events);
@@ -421,15 +395,15 @@ fn newtons_cradle_passes_the_speed_to_the_last_ball() {
         for (i, &b) in balls.iter().enumerate() {
             let (p, v) = (position(&world, b), velocity(&world, b));
             if i == 4 {
-                assert_vec_close(v, Vec3::X, EXACT, "last ball's velocity");
-                assert_vec_close(p, v3(4.0 + 0.5 * k as f64, 0.0, 0.0), EXACT, "last ball");
+                assert_vec_close_named(v, Vec3::X, EXACT, "last ball's velocity");
+                assert_vec_close_named(p, v3(4.0 + 0.5 * k as f64, 0.0, 0.0), EXACT, "last ball");
             } else {
                 assert!(v.length() <= REST, "ball {i} at rest, moves at {v}");
-                assert_vec_close(p, v3(i as f64, 0.0, 0.0), REST, "ball {i} in place");
+                assert_vec_close_named(p, v3(i as f64, 0.0, 0.0), REST, "ball {i} in place");
             }
         }
-        assert_vec_close(momentum(&world), p0, EXACT, "momentum");
-        assert_close(kinetic_energy(&world), e0, EXACT, "energy");
+        assert_vec_close_named(momentum(&world), p0, EXACT, "momentum");
+        assert_close_named(kinetic_energy(&world), e0, EXACT, "energy");
     }
 }
 
@@ -443,13 +417,13 @@ fn newtons_cradle_two_in_two_out() {
     for (i, &b) in balls.iter().enumerate() {
         let v = velocity(&world, b);
         if i >= 3 {
-            assert_vec_close(v, Vec3::X, EXACT, "ball {i} leaves");
+            assert_vec_close_named(v, Vec3::X, EXACT, "ball {i} leaves");
         } else {
             assert!(v.length() <= REST, "ball {i} at rest, moves at {v}");
         }
     }
-    assert_vec_close(momentum(&world), v3(2.0, 0.0, 0.0), EXACT, "momentum");
-    assert_close(kinetic_energy(&world), 1.0, EXACT, "energy");
+    assert_vec_close_named(momentum(&world), v3(2.0, 0.0, 0.0), EXACT, "momentum");
+    assert_close_named(kinetic_energy(&world), 1.0, EXACT, "energy");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -507,7 +481,7 @@ fn ball_between_two_planes_for_ten_thousand_steps() {
     // The 333rd contact (right, left, ..., right) is at the right wall; then 100 - 99.7459 =
     // 0.2541 to the left at 30: x = 9.5 - 7.623 = 1.877 (positions summed over 10,000 steps: 1e-9)
     let x_end = position(&world, ball).x;
-    assert_close(
+    assert_close_named(
         x_end,
         9.5 - 30.0 * (100.0 - (0.1459 + 0.3 * 332.0)),
         1e-9,
@@ -548,20 +522,20 @@ fn ricochet(cylinder: Cylinder, start: Vec3, v: Vec3, dt: f64, expected: Bounce)
     assert_eq!(report.stats.collisions, 1);
     let e = report.events[0];
     assert_eq!((e.a, e.b, e.kind), (ball, c, PairKind::BallCylinder));
-    assert_close(e.time, time, tol, "time");
-    assert_vec_close(e.point, point, tol, "point");
-    assert_vec_close(e.normal, normal, tol, "normal");
+    assert_close_named(e.time, time, tol, "time");
+    assert_vec_close_named(e.point, point, tol, "point");
+    assert_vec_close_named(e.normal, normal, tol, "normal");
     // Mirror about the normal: v' = v - 2 (v·n) n, impulse m |2 v·n|
-    assert_vec_close(
+    assert_vec_close_named(
         v - 2.0 * v.dot(normal) * normal,
         v_after,
         EXACT,
         "hand mirror",
     );
-    assert_close(e.impulse, mass * 2.0 * v.dot(normal).abs(), tol, "impulse");
-    assert_vec_close(velocity(&world, ball), v_after, tol, "velocity after");
+    assert_close_named(e.impulse, mass * 2.0 * v.dot(normal).abs(), tol, "impulse");
+    assert_vec_close_named(velocity(&world, ball), v_after, tol, "velocity after");
     let at_contact = start + v * time;
-    assert_vec_close(
+    assert_vec_close_named(
         position(&world, ball),
         at_contact + v_after * (dt - time),
         tol,
@@ -780,14 +754,14 @@ fn a_ball_at_100_radii_per_step_never_passes_through() {
             assert_eq!((k, e.kind), (1, kind), "{label}");
             assert!(e.a == ball || e.b == ball, "{label}: the ball's event");
             assert!(e.a == other || e.b == other, "{label}: the target's event");
-            assert_close(e.time, f, EXACT, &format!("{label}: time"));
+            assert_close_named(e.time, f, EXACT, &format!("{label}: time"));
             let (v_after, x_end) = match target {
                 // x_c + 5 (3 - f) after the contact at step 1 + f
                 Target::Ball => (5.0, x_c + 5.0 * (3.0 - f)),
                 _ => (10.0, x_c + 10.0 * (3.0 - f)),
             };
-            assert_vec_close(velocity(&world, ball), v3(v_after, 0.0, 0.0), EXACT, &label);
-            assert_close(position(&world, ball).x, x_end, EXACT, &label);
+            assert_vec_close_named(velocity(&world, ball), v3(v_after, 0.0, 0.0), EXACT, &label);
+            assert_close_named(position(&world, ball).x, x_end, EXACT, &label);
         }
     }
 }
@@ -826,13 +800,13 @@ fn several_collisions_of_one_ball_in_one_step() {
             (left, Vec3::X, 0.0)
         };
         assert_eq!((e.a, e.b), (ball, wall), "contact {k}");
-        assert_close(e.time, 0.05 + 0.1 * k as f64, EXACT, "contact time");
-        assert_vec_close(e.normal, normal, EXACT, "normal");
-        assert_vec_close(e.point, v3(x, 0.0, 0.0), EXACT, "point");
-        assert_close(e.impulse, 20.0, EXACT, "impulse m · 2 · 10");
+        assert_close_named(e.time, 0.05 + 0.1 * k as f64, EXACT, "contact time");
+        assert_vec_close_named(e.normal, normal, EXACT, "normal");
+        assert_vec_close_named(e.point, v3(x, 0.0, 0.0), EXACT, "point");
+        assert_close_named(e.impulse, 20.0, EXACT, "impulse m · 2 · 10");
     }
-    assert_close(position(&world, ball).x, 0.6, EXACT, "x at the end");
-    assert_vec_close(velocity(&world, ball), v3(10.0, 0.0, 0.0), 0.0, "velocity");
+    assert_close_named(position(&world, ball).x, 0.6, EXACT, "x at the end");
+    assert_vec_close_named(velocity(&world, ball), v3(10.0, 0.0, 0.0), 0.0, "velocity");
 }
 
 #[test]
@@ -849,8 +823,8 @@ fn the_cap_on_events_stops_resolving_and_says_so() {
     assert_eq!(report.stats.collisions, 4);
     assert_eq!(report.stats.events_cap_hits, 1);
     assert_eq!(report.stats.escaped, 1);
-    assert_close(report.stats.max_penetration, 5.5, EXACT, "penetration");
-    assert_close(position(&world, ball).x, 6.6, EXACT, "x");
+    assert_close_named(report.stats.max_penetration, 5.5, EXACT, "penetration");
+    assert_close_named(position(&world, ball).x, 6.6, EXACT, "x");
 }
 
 /// Ball A (radius 0.5, mass 1) at the origin moving +1; B and C (the same, at rest) at
@@ -881,8 +855,8 @@ fn simultaneous_contacts_at_right_angles_give_a_symmetric_outcome() {
     let report = step(&mut stepper, &mut world, 1.5);
     assert_eq!(report.stats.ball_ball, 2, "{:?}", report.events);
     for e in &report.events {
-        assert_close(e.time, 1.0, EXACT, "both at t = 1");
-        assert_close(e.impulse, h, EXACT, "impulse 1/√2");
+        assert_close_named(e.time, 1.0, EXACT, "both at t = 1");
+        assert_close_named(e.impulse, h, EXACT, "impulse 1/√2");
     }
     let (va, vb, vc) = (
         velocity(&world, a),
@@ -890,14 +864,14 @@ fn simultaneous_contacts_at_right_angles_give_a_symmetric_outcome() {
         velocity(&world, c),
     );
     assert!(va.length() <= EXACT, "A stops, moves at {va}");
-    assert_vec_close(vb, v3(0.5, 0.5, 0.0), EXACT, "B");
-    assert_vec_close(vc, v3(0.5, -0.5, 0.0), EXACT, "C");
+    assert_vec_close_named(vb, v3(0.5, 0.5, 0.0), EXACT, "B");
+    assert_vec_close_named(vc, v3(0.5, -0.5, 0.0), EXACT, "C");
     // Mirror images of each other
-    assert_vec_close(vb, vc * v3(1.0, -1.0, 1.0), EXACT, "B mirrors C");
+    assert_vec_close_named(vb, vc * v3(1.0, -1.0, 1.0), EXACT, "B mirrors C");
     let (pb, pc) = (position(&world, b), position(&world, c));
-    assert_vec_close(pb, pc * v3(1.0, -1.0, 1.0), EXACT, "positions mirror");
-    assert_vec_close(momentum(&world), Vec3::X, EXACT, "momentum");
-    assert_close(kinetic_energy(&world), 0.5, EXACT, "energy");
+    assert_vec_close_named(pb, pc * v3(1.0, -1.0, 1.0), EXACT, "positions mirror");
+    assert_vec_close_named(momentum(&world), Vec3::X, EXACT, "momentum");
+    assert_close_named(kinetic_energy(&world), 0.5, EXACT, "energy");
 }
 
 #[test]
@@ -938,8 +912,8 @@ fn simultaneous_contacts_resolve_one_at_a_time_and_conserve_energy() {
         matches(b_first) || matches(c_first),
         "A {va}, B {vb}, C {vc}: neither order"
     );
-    assert_vec_close(momentum(&world), Vec3::X, EXACT, "momentum");
-    assert_close(kinetic_energy(&world), 0.5, EXACT, "energy");
+    assert_vec_close_named(momentum(&world), Vec3::X, EXACT, "momentum");
+    assert_close_named(kinetic_energy(&world), 0.5, EXACT, "energy");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -984,9 +958,9 @@ fn switching_the_strategy_between_steps() {
     assert_eq!(analytic.stats.ball_polygon, 1);
     let e = analytic.events[0];
     assert_eq!((e.a, e.b, e.kind), (ball, plate, PairKind::BallPolygon));
-    assert_close(e.time, 0.29, EXACT, "analytic time");
-    assert_vec_close(e.normal, Vec3::X, EXACT, "normal towards the ball");
-    assert_close(x, 7.2, EXACT, "analytic: bounced");
+    assert_close_named(e.time, 0.29, EXACT, "analytic time");
+    assert_vec_close_named(e.normal, Vec3::X, EXACT, "normal towards the ball");
+    assert_close_named(x, 7.2, EXACT, "analytic: bounced");
 
     let (discrete, x) = run(&mut sim, Strategy::Discrete);
     assert_eq!(discrete.stats.collisions, 0, "{:?}", discrete.events);
@@ -995,8 +969,8 @@ fn switching_the_strategy_between_steps() {
     let (sliced, x) = run(&mut sim, Strategy::Sliced { slices: 150 });
     assert_eq!(sliced.stats.ball_polygon, 1);
     let t = 43.0 / 150.0;
-    assert_close(sliced.events[0].time, t, EXACT, "sliced time");
-    assert_close(
+    assert_close_named(sliced.events[0].time, t, EXACT, "sliced time");
+    assert_close_named(
         x,
         3.0 - 10.0 * t + 10.0 * (1.0 - t),
         EXACT,
@@ -1020,7 +994,7 @@ fn switching_the_strategy_between_steps() {
         (0.29 - 1e-9 - EXACT..=0.29 + EXACT).contains(&tb),
         "bisected time {tb}"
     );
-    assert_close(x, 7.2, 1e-7, "bisect: bounced");
+    assert_close_named(x, 7.2, 1e-7, "bisect: bounced");
 
     // And back: the same as the first time, bit for bit
     let (again, _) = run(&mut sim, Strategy::Analytic);
@@ -1068,9 +1042,9 @@ fn escaped_and_penetration_tell_discrete_from_analytic() {
     assert_eq!(report.stats.ball_plane, 1);
     assert_eq!(report.events[0].b, slope);
     let t = (3.0 - 0.1 * 2f64.sqrt()) / 15.0;
-    assert_close(report.events[0].time, t, EXACT, "time");
+    assert_close_named(report.events[0].time, t, EXACT, "time");
     let expected = v3(3.0 - 10.0 * t, -5.0 * t, 0.0) + v3(5.0, 10.0, 0.0) * (1.0 - t);
-    assert_vec_close(position(&world, ball), expected, EXACT, "analytic end");
+    assert_vec_close_named(position(&world, ball), expected, EXACT, "analytic end");
     assert_eq!(report.stats.escaped, 0);
     assert!(report.stats.max_penetration <= EXACT);
     assert_eq!(behind_a_plane(&world), 0);
@@ -1116,24 +1090,24 @@ fn discrete_leaves_an_overlap_that_analytic_prevents() {
     let report = step(&mut stepper, &mut world, 0.5);
     assert_eq!(report.stats.ball_ball, 1, "{:?}", report.events);
     let e = report.events[0];
-    assert_close(e.time, 0.47, EXACT, "analytic time");
+    assert_close_named(e.time, 0.47, EXACT, "analytic time");
     let towards_a = if e.a == a {
         v3(-0.6, -0.8, 0.0)
     } else {
         v3(0.6, 0.8, 0.0)
     };
-    assert_vec_close(e.normal, towards_a, EXACT, "normal from b towards a");
-    assert_vec_close(velocity(&world, a), v3(2.8, -9.6, 0.0), EXACT, "vA");
-    assert_vec_close(velocity(&world, b), v3(-2.8, 9.6, 0.0), EXACT, "vB");
+    assert_vec_close_named(e.normal, towards_a, EXACT, "normal from b towards a");
+    assert_vec_close_named(velocity(&world, a), v3(2.8, -9.6, 0.0), EXACT, "vA");
+    assert_vec_close_named(velocity(&world, b), v3(-2.8, 9.6, 0.0), EXACT, "vB");
     assert!(report.stats.max_penetration <= EXACT);
 
     stepper.config.strategy = Strategy::Discrete;
     let (mut world, a, b) = setup();
     let report = step(&mut stepper, &mut world, 0.5);
     assert_eq!(report.stats.collisions, 0, "{:?}", report.events);
-    assert_close(report.stats.max_penetration, 0.2, EXACT, "overlap left");
-    assert_vec_close(position(&world, a), Vec3::ZERO, EXACT, "A where it went");
-    assert_vec_close(
+    assert_close_named(report.stats.max_penetration, 0.2, EXACT, "overlap left");
+    assert_vec_close_named(position(&world, a), Vec3::ZERO, EXACT, "A where it went");
+    assert_vec_close_named(
         position(&world, b),
         v3(0.0, 0.8, 0.0),
         EXACT,
@@ -1447,7 +1421,7 @@ fn simulation_and_hand_owned_world_agree_bit_for_bit() {
     }
     assert!(collisions > 0);
     assert_eq!(sim.steps(), 200);
-    assert_close(sim.time(), 2.0, EXACT, "simulated time");
+    assert_close_named(sim.time(), 2.0, EXACT, "simulated time");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
-//! Helpers shared by the test files: short vector construction and float comparisons with a
-//! stated tolerance.
+//! Helpers shared by the test files: short vector construction, a configuration without
+//! gravity, and float comparisons with a stated tolerance.
 
 // Each test file uses some of these
 #![allow(dead_code)]
 
-use toibox::Vec3;
+use toibox::{StepConfig, Vec3};
 
 /// Shorthand for `Vec3::new`.
 pub fn v3(x: f64, y: f64, z: f64) -> Vec3 {
@@ -26,5 +26,31 @@ pub fn assert_vec_close(actual: Vec3, expected: Vec3, tol: f64) {
     assert!(
         (actual - expected).length() <= tol * expected.length().max(1.0),
         "got {actual}, expected {expected} (tolerance {tol})"
+    );
+}
+
+/// A configuration without gravity (and so with a rest speed of zero: fully elastic).
+pub fn no_gravity() -> StepConfig {
+    StepConfig {
+        gravity: Vec3::ZERO,
+        ..StepConfig::default()
+    }
+}
+
+/// `|actual - expected| <= tol * max(|expected|, 1)`, naming `what` is compared.
+#[track_caller]
+pub fn assert_close_named(actual: f64, expected: f64, tol: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() <= tol * expected.abs().max(1.0),
+        "{what}: got {actual}, expected {expected} (tolerance {tol})"
+    );
+}
+
+/// `|actual - expected| <= tol * max(|expected|, 1)`, for vectors, naming `what` is compared.
+#[track_caller]
+pub fn assert_vec_close_named(actual: Vec3, expected: Vec3, tol: f64, what: &str) {
+    assert!(
+        (actual - expected).length() <= tol * expected.length().max(1.0),
+        "{what}: got {actual}, expected {expected} (tolerance {tol})"
     );
 }
