@@ -49,8 +49,9 @@ pub(crate) fn positive(x: Real) -> bool {
     x.is_finite() && x > 0.0
 }
 
-/// Return a unit vector drawn uniformly from the sphere's directions.
-pub(crate) fn random_unit_vector(rng: &mut impl rand::Rng) -> Vec3 {
+/// Return a unit vector drawn uniformly from the sphere's directions (rejection from the cube,
+/// so the number of draws from `rng` varies).
+pub fn random_unit_vector(rng: &mut impl rand::Rng) -> Vec3 {
     // Rejection from the cube keeps the directions uniform
     loop {
         let v = Vec3::new(
