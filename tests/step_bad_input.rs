@@ -211,11 +211,35 @@ fn a_step_that_would_overflow_is_refused_whole() {
             );
         });
     }
+    // A speed whose square overflows, with a dt so short that the ball moves only 1e38: the
+    // sweep would square the speed, so the step is refused, not run blind
+    let mut world = World::new();
+    let fast = BallDef::new(Vec3::ZERO, 1.0)
+        .velocity(v3(1e300, 0.0, 0.0))
+        .spawn(&mut world);
+    BallDef::new(v3(2.5, 0.0, 0.0), 1.0).spawn(&mut world);
+    let mut stepper = Stepper::new(StepConfig {
+        gravity: Vec3::ZERO,
+        ..StepConfig::default()
+    });
+    expect_refused(&mut world, &mut stepper, 1e-262, |error| {
+        assert!(
+            matches!(error, StepError::OutOfRange { entity, field: "velocity", .. }
+                if *entity == fast),
+            "{error}"
+        );
+    });
+    // At the limit of speed, over a short step, the ball strikes the other and bounces back
+    world.get::<&mut Velocity>(fast).unwrap().0 = v3(MAX_LENGTH, 0.0, 0.0);
+    let report = stepper.step(&mut world, 1e-49).unwrap();
+    assert_eq!(report.events.len(), 1, "{report:?}");
+    assert!(world.get::<&Velocity>(fast).unwrap().0.x <= 0.0);
+
     // At the limit, a ball still steps, and bounces off the floor
     let mut world = World::new();
     world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),));
     let fast = BallDef::new(v3(0.0, 1.0, 0.0), 0.5)
-        .velocity(v3(0.0, -MAX_LENGTH * 30.0, 0.0))
+        .velocity(v3(0.0, -MAX_LENGTH, 0.0))
         .spawn(&mut world);
     Stepper::new(StepConfig::default())
         .step(&mut world, 1.0 / 60.0)

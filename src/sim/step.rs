@@ -69,9 +69,10 @@ const BALL_CELL_LIMIT: usize = 4096;
 /// Most cells a finite static shape may cover before it is tested against every ball instead.
 const STATIC_CELL_LIMIT: usize = 4096;
 
-/// Largest coordinate, radius, or distance moved along an axis in one step that a ball may
-/// have: the sweeps square and multiply such lengths (up to their fourth powers), which must
-/// stay finite and exact to rounding. Far beyond any scene (scene files allow 1e9).
+/// Largest coordinate, radius, velocity component, or distance moved along an axis in one step
+/// that a ball may have: the sweeps square and multiply lengths and speeds (up to fourth
+/// powers), which must stay finite and exact to rounding. Far beyond any scene (scene files
+/// allow 1e9).
 pub const MAX_LENGTH: Real = 1e50;
 
 /// Collisions of one ball in one step after which, in a step without a rest speed (no gravity
@@ -139,9 +140,9 @@ pub enum StepError {
         /// What is allowed.
         allowed: &'static str,
     },
-    /// A ball is out of the range the sweeps are exact in: a coordinate or its radius above
-    /// [`MAX_LENGTH`], or `dt` so long for its speed that it could move further than that
-    /// along an axis (gravity included); or its position or velocity would leave the finite
+    /// A ball is out of the range the sweeps are exact in: a coordinate, its radius or a
+    /// velocity component above [`MAX_LENGTH`], or `dt` so long for its speed that it could
+    /// move further than that along an axis (gravity included); or its position or velocity would leave the finite
     /// numbers in this step. The world is left as it was before the step.
     OutOfRange {
         /// The first such ball, in the stepper's order.
@@ -175,8 +176,8 @@ impl fmt::Display for StepError {
             Self::OutOfRange { entity, field, dt } => write!(
                 f,
                 "ball {entity:?}: its {field} is out of range in a step of {dt}; allowed: \
-                 coordinates, radius and speed times dt at most {MAX_LENGTH:e} in magnitude \
-                 (the step is refused)"
+                 coordinates, radius, velocity and velocity times dt at most {MAX_LENGTH:e} in \
+                 magnitude (the step is refused)"
             ),
             Self::InvalidStatic { entity, reason } => write!(f, "shape {entity:?}: {reason}"),
         }
@@ -632,15 +633,21 @@ impl Stepper {
         Ok(&self.report)
     }
 
-    /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, or the
-    /// distance it may move in the step along an axis, with gravity applied.
+    /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, a velocity
+    /// component, or the distance it may move in the step along an axis, with gravity applied.
     fn out_of_range(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body| {
             if body.position.abs().max_element() > MAX_LENGTH {
                 Some("position")
             } else if body.radius > MAX_LENGTH {
                 Some("radius")
-            } else if (body.velocity * dt).abs().max_element() > MAX_LENGTH {
+            } else if body
+                .velocity
+                .abs()
+                .max_element()
+                .max((body.velocity * dt).abs().max_element())
+                > MAX_LENGTH
+            {
                 Some("velocity")
             } else {
                 None
