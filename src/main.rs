@@ -346,8 +346,14 @@ fn print_summary(r: &RunReport) {
     );
     let drift = runs::relative_change(s.energy_start, s.energy_end);
     println!(
-        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; cap hits {}; asleep at the end {}",
-        s.energy_start, s.energy_end, s.max_penetration, s.escaped, s.events_cap_hits, s.sleeping
+        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; cap hits {} ({} balls stopped short); asleep at the end {}",
+        s.energy_start,
+        s.energy_end,
+        s.max_penetration,
+        s.escaped,
+        s.events_cap_hits,
+        s.stopped,
+        s.sleeping
     );
     println!(
         "  {:.1} ms of stepping, {:.3} ms per step",

@@ -43,8 +43,11 @@ pub struct RunStats {
     pub ball_polygon: u64,
     /// Time-of-impact queries.
     pub toi_queries: u64,
-    /// Steps that reached the cap on events.
+    /// Contacts held after a step's budget of collisions ran out, summed over the steps (see
+    /// [`StepStats::events_cap_hits`](crate::StepStats::events_cap_hits)).
     pub events_cap_hits: u64,
+    /// Balls stopped short of a step's end by those contacts, summed over the steps.
+    pub stopped: u64,
     /// Largest overlap found at the end of any step.
     pub max_penetration: Real,
     /// Most balls found behind a plane or inside a shape at the end of any step.
@@ -197,6 +200,7 @@ fn run_with<S: ToiStrategy + ?Sized>(
         stats.ball_polygon += s.ball_polygon;
         stats.toi_queries += s.toi_queries;
         stats.events_cap_hits += s.events_cap_hits;
+        stats.stopped += s.stopped;
         stats.max_penetration = stats.max_penetration.max(s.max_penetration);
         stats.escaped = stats.escaped.max(s.escaped);
         stats.sleeping = s.sleeping;

@@ -810,11 +810,11 @@ fn several_collisions_of_one_ball_in_one_step() {
 }
 
 #[test]
-fn the_cap_on_events_stops_resolving_and_says_so() {
-    // The same with at most 4 events: after the 4th (left wall at 0.35) the ball moves +10
-    // straight to the end of the step, x = 0.1 + 6.5 = 6.6, behind the right wall (escaped),
-    // overlapping it by 6.6 + 0.1 - 1.2 = 5.5.
-    let (mut world, _, _, ball) = narrow_gap();
+fn the_cap_on_events_stops_the_ball_at_its_next_contact_and_says_so() {
+    // The same with at most 4 events: after the 4th (left wall at t = 0.35, x = 0.1) the ball
+    // moves +10 and reaches the right wall at t = 0.45, x = 1.1. That contact is held: the ball
+    // stops there for the rest of the step, touching the wall, and keeps its velocity +10.
+    let (mut world, _, right, ball) = narrow_gap();
     let mut stepper = Stepper::new(StepConfig {
         max_events_per_step: Some(4),
         ..no_gravity()
@@ -822,9 +822,20 @@ fn the_cap_on_events_stops_resolving_and_says_so() {
     let report = step(&mut stepper, &mut world, 1.0);
     assert_eq!(report.stats.collisions, 4);
     assert_eq!(report.stats.events_cap_hits, 1);
-    assert_eq!(report.stats.escaped, 1);
-    assert_close_named(report.stats.max_penetration, 5.5, EXACT, "penetration");
-    assert_close_named(position(&world, ball).x, 6.6, EXACT, "x");
+    assert_eq!(report.stats.stopped, 1);
+    assert_eq!(report.stats.escaped, 0);
+    assert!(report.stats.max_penetration <= EXACT, "{:?}", report.stats);
+    assert_close_named(position(&world, ball).x, 1.1, EXACT, "x");
+    assert_vec_close_named(velocity(&world, ball), v3(10.0, 0.0, 0.0), EXACT, "v");
+
+    // The next step resolves that contact at its start (to rounding): the ball bounces off the
+    // right wall
+    let report = step(&mut stepper, &mut world, 1.0);
+    let first = report.events[0];
+    assert_eq!(first.b, right);
+    assert!(first.time <= EXACT, "{first:?}");
+    assert_vec_close_named(first.normal, -Vec3::X, EXACT, "normal");
+    assert_eq!(report.stats.escaped, 0);
 }
 
 /// Ball A (radius 0.5, mass 1) at the origin moving +1; B and C (the same, at rest) at

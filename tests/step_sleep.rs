@@ -20,15 +20,17 @@
 //! - a pile of a hundred balls falls asleep entirely, wakes where a fast ball strikes it, stays
 //!   within its box without overlaps, and falls asleep again.
 //!
-//! Ignored, as it fails: setting a sleeper's `Sleep` to the default wakes its island too (the
-//! component's docs say so; only the ball itself wakes).
+//! - edits between steps wake the sleepers they concern: moving, changing or removing what they
+//!   rest on (planes, plates), editing their own components, despawning a ball of their island,
+//!   resetting a sleeper's `Sleep`, changing any field of the configuration; and what changes
+//!   nothing (a fresh stepper, the same values written again, a colour) leaves them asleep.
 
 mod common;
 
 use common::{assert_close, v3};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
-use toibox::sim::{Mass, Radius};
+use toibox::sim::{Mass, Radius, Restitution};
 use toibox::{
     BallDef, Plane, Position, Real, Simulation, Sleep, SleepConfig, StepConfig, StepError,
     StepStats, Vec3, Velocity,
@@ -626,16 +628,17 @@ fn bad_sleep_settings_are_refused_and_change_nothing() {
         assert_eq!(state(&sim.world), before, "{field}");
         assert_eq!(sim.report(), &report, "{field}");
     }
-    // Edge values that are allowed: speed and drift zero
+    // The refused configurations were never seen: the sleeper sleeps on
+    sim.stepper.config = good;
+    assert!(sim.step(DT).is_ok());
+    assert!(asleep(&sim.world, sleeper));
+    // Edge values that are allowed: speed and drift zero. A changed configuration wakes it
     sim.stepper.config = sleep_with(&|s| {
         s.speed = Some(0.0);
         s.drift = 0.0;
     });
     assert!(sim.step(DT).is_ok());
-    // The refused gravities were never seen: the sleeper sleeps on
-    sim.stepper.config = good;
-    assert!(sim.step(DT).is_ok());
-    assert!(asleep(&sim.world, sleeper));
+    assert!(!asleep(&sim.world, sleeper));
 }
 
 #[test]
@@ -719,4 +722,201 @@ fn waking_a_sleeper_by_hand_wakes_its_island() {
     assert!(!asleep(&sim.world, bottom));
     assert!(!asleep(&sim.world, top), "{:?}", sleep(&sim.world, top));
     assert_eq!(stats.sleeping, 0);
+}
+
+// Edits between steps wake the sleepers they concern
+
+/// The entity of the one plane of `world`.
+fn plane_of(world: &World) -> Entity {
+    let planes: Vec<Entity> = world
+        .query::<(Entity, &Plane)>()
+        .iter()
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(planes.len(), 1);
+    planes[0]
+}
+
+/// A stack of two balls asleep on a floor at `y = 0`: the simulation, the floor, the bottom
+/// ball and the top one.
+fn sleeping_stack() -> (Simulation, Entity, Entity, Entity) {
+    let mut sim = floor(StepConfig::default());
+    let floor = plane_of(&sim.world);
+    let (bottom, top) = stack(&mut sim);
+    step_until_asleep(&mut sim, 600);
+    (sim, floor, bottom, top)
+}
+
+/// Step `n` times; return the deepest overlap the steps reported.
+fn run(sim: &mut Simulation, n: usize) -> Real {
+    (0..n)
+        .map(|_| sim.step(DT).unwrap().stats.max_penetration)
+        .fold(0.0, Real::max)
+}
+
+#[test]
+fn moving_or_removing_what_sleepers_rest_on_wakes_them() {
+    // The floor removed: both fall
+    let (mut sim, floor, bottom, top) = sleeping_stack();
+    sim.world.despawn(floor).unwrap();
+    sim.step(DT).unwrap();
+    assert!(!asleep(&sim.world, bottom) && !asleep(&sim.world, top));
+    run(&mut sim, 30);
+    assert!(position(&sim.world, bottom).y < -0.5, "it fell");
+
+    // The floor lowered by 0.5: both fall onto it and rest again, one on the other
+    let (mut sim, floor, bottom, top) = sleeping_stack();
+    *sim.world.get::<&mut Plane>(floor).unwrap() = Plane::new(v3(0.0, -0.5, 0.0), Vec3::Y).unwrap();
+    sim.step(DT).unwrap();
+    assert!(!asleep(&sim.world, bottom) && !asleep(&sim.world, top));
+    assert!(run(&mut sim, 300) <= 1e-9);
+    assert_close(position(&sim.world, bottom).y, -0.4, 1e-9);
+    assert_close(position(&sim.world, top).y, -0.2, 1e-9);
+
+    // The floor tilted (y = -0.3 x): they slide away down the slope, towards +x
+    let (mut sim, floor, bottom, _) = sleeping_stack();
+    let tilted = Plane::new(Vec3::ZERO, v3(0.3, 1.0, 0.0)).unwrap();
+    *sim.world.get::<&mut Plane>(floor).unwrap() = tilted;
+    run(&mut sim, 60);
+    assert!(
+        position(&sim.world, bottom).x > 0.1,
+        "{}",
+        position(&sim.world, bottom)
+    );
+
+    // Only the floor's restitution changed: they wake, and nothing moves
+    let (mut sim, floor, bottom, top) = sleeping_stack();
+    let at = (position(&sim.world, bottom), position(&sim.world, top));
+    sim.world.insert_one(floor, Restitution(0.5)).unwrap();
+    sim.step(DT).unwrap();
+    assert!(!asleep(&sim.world, bottom));
+    run(&mut sim, 60);
+    assert!((position(&sim.world, bottom) - at.0).length() <= 1e-9);
+    assert!((position(&sim.world, top) - at.1).length() <= 1e-9);
+}
+
+#[test]
+fn a_moved_plate_wakes_the_ball_asleep_on_it() {
+    // The same with a square plate for a floor: it sleeps on the plate, falls when it drops
+    let mut sim = Simulation::new(StepConfig::default());
+    let square = |y: Real| {
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+        toibox::ConvexPolygon::new(corners.map(|(x, z)| v3(x, y, z)).to_vec()).unwrap()
+    };
+    let plate = sim.add_polygon(square(0.0));
+    let ball = sim.spawn_ball(BallDef::new(v3(0.2, 0.1, -0.3), 0.1).restitution(0.4));
+    step_until_asleep(&mut sim, 600);
+    *sim.world.get::<&mut toibox::ConvexPolygon>(plate).unwrap() = square(-1.0);
+    sim.step(DT).unwrap();
+    assert!(!asleep(&sim.world, ball));
+    assert!(run(&mut sim, 300) <= 1e-9);
+    assert_close(position(&sim.world, ball).y, -0.9, 1e-9);
+}
+
+#[test]
+fn editing_a_sleepers_own_components_wakes_it_and_then_its_island() {
+    type Edit = fn(&mut World, Entity);
+    let edits: [(&str, Edit); 4] = [
+        ("lifted by 0.3", |w, e| {
+            w.get::<&mut Position>(e).unwrap().0.y += 0.3
+        }),
+        ("grown to 0.12", |w, e| {
+            w.get::<&mut Radius>(e).unwrap().0 = 0.12
+        }),
+        ("made heavier", |w, e| {
+            w.get::<&mut Mass>(e).unwrap().0 *= 2.0
+        }),
+        ("made livelier", |w, e| {
+            w.get::<&mut Restitution>(e).unwrap().0 = 0.9;
+        }),
+    ];
+    for (what, edit) in edits {
+        let (mut sim, _, bottom, top) = sleeping_stack();
+        edit(&mut sim.world, top);
+        sim.step(DT).unwrap();
+        // The edited ball wakes in the step, the rest of its island at its end
+        assert!(!asleep(&sim.world, top), "{what}");
+        assert!(!asleep(&sim.world, bottom), "{what}");
+        // And the stack settles again, the top ball on the bottom one
+        run(&mut sim, 300);
+        let radius = sim.world.get::<&Radius>(top).unwrap().0;
+        let (b, t) = (position(&sim.world, bottom), position(&sim.world, top));
+        assert_close(b.y, 0.1, 1e-9);
+        assert!(
+            ((t - b).length() - (0.1 + radius)).abs() <= 1e-9,
+            "{what}: {b} {t}"
+        );
+    }
+}
+
+#[test]
+fn despawning_a_ball_wakes_the_balls_it_held_up() {
+    let (mut sim, _, bottom, top) = sleeping_stack();
+    sim.world.despawn(bottom).unwrap();
+    // The island lost a ball: the top one wakes at the start of the step and falls in it
+    sim.step(DT).unwrap();
+    assert!(!asleep(&sim.world, top));
+    assert!(position(&sim.world, top).y < 0.3);
+    run(&mut sim, 120);
+    assert_close(position(&sim.world, top).y, 0.1, 1e-9);
+}
+
+#[test]
+fn resetting_a_sleepers_sleep_wakes_its_island() {
+    let (mut sim, _, bottom, top) = sleeping_stack();
+    *sim.world.get::<&mut Sleep>(top).unwrap() = Sleep::default();
+    let stats = sim.step(DT).unwrap().stats;
+    assert!(!asleep(&sim.world, top) && !asleep(&sim.world, bottom));
+    assert_eq!(stats.sleeping, 0);
+}
+
+#[test]
+fn changing_the_configuration_wakes_every_sleeper() {
+    type Change = fn(&mut StepConfig);
+    let changes: [(&str, Change); 4] = [
+        ("strategy", |c| c.strategy = "sliced:150".parse().unwrap()),
+        ("rest speed", |c| c.rest_speed = Some(0.5)),
+        ("events cap", |c| c.max_events_per_step = Some(5000)),
+        ("sleep time", |c| {
+            c.sleep = Some(SleepConfig {
+                time: 0.6,
+                ..SleepConfig::default()
+            });
+        }),
+    ];
+    for (what, change) in changes {
+        let (mut sim, _, bottom, top) = sleeping_stack();
+        change(&mut sim.stepper.config);
+        sim.step(DT).unwrap();
+        assert!(!asleep(&sim.world, bottom), "{what}");
+        assert!(!asleep(&sim.world, top), "{what}");
+    }
+}
+
+#[test]
+fn what_changes_nothing_leaves_sleepers_asleep() {
+    let (mut sim, floor, bottom, top) = sleeping_stack();
+    // A fresh stepper; the same values written again; a colour and a name; the floor written
+    // again as it was
+    sim.stepper = toibox::Stepper::new(sim.stepper.config);
+    let p = position(&sim.world, top);
+    sim.world.get::<&mut Position>(top).unwrap().0 = p;
+    sim.world
+        .insert(
+            bottom,
+            (
+                toibox::sim::Color([1.0, 0.0, 0.0]),
+                toibox::sim::Name("b".into()),
+            ),
+        )
+        .unwrap();
+    let plane = *sim.world.get::<&Plane>(floor).unwrap();
+    sim.world.despawn(floor).unwrap();
+    sim.add_plane(plane);
+    for step in 1..=60 {
+        let stats = sim.step(DT).unwrap().stats;
+        assert_eq!(stats.sleeping, 2, "step {step}");
+        assert_eq!(stats.toi_queries, 0, "step {step}");
+    }
+    assert_eq!(position(&sim.world, top), p);
 }

@@ -73,6 +73,15 @@ pub struct SleepState {
     pub woken_from: Option<NonZeroU64>,
     /// [`Sleep::gravity`].
     pub gravity: Vec3,
+    /// [`Sleep::written`]; zero where a snapshot does not give it (a sleeper then wakes).
+    #[serde(default)]
+    pub written: u64,
+    /// [`Sleep::surroundings`]; zero where a snapshot does not give it.
+    #[serde(default)]
+    pub surroundings: u64,
+    /// [`Sleep::island_size`]; zero where a snapshot does not give it.
+    #[serde(default)]
+    pub island_size: u32,
 }
 
 /// A static shape and its restitution, if it has one.
@@ -149,6 +158,9 @@ impl Snapshot {
                     island: s.island,
                     woken_from: s.woken_from,
                     gravity: s.gravity,
+                    written: s.written,
+                    surroundings: s.surroundings,
+                    island_size: s.island_size,
                 }),
                 color: color.map(|c| c.0),
                 name: name.map(|n| n.0.clone()),
@@ -259,6 +271,9 @@ impl Snapshot {
                     island: rename(s.island),
                     woken_from: rename(s.woken_from),
                     gravity: s.gravity,
+                    written: s.written,
+                    surroundings: s.surroundings,
+                    island_size: s.island_size,
                 });
             }
             if let Some(c) = ball.color {

@@ -66,6 +66,15 @@ pub struct Sleep {
     pub woken_from: Option<NonZeroU64>,
     /// The gravity it fell asleep under: any other gravity wakes it.
     pub gravity: Vec3,
+    /// While asleep, the fingerprint of its position, radius, mass and restitution as the
+    /// stepper last wrote them: an edit of any of them wakes it (and its island after the step).
+    pub written: u64,
+    /// While asleep, the fingerprint of the static shapes and the step configuration it fell
+    /// asleep among: any change to them wakes it.
+    pub surroundings: u64,
+    /// While asleep, how many balls its island has: an island that lost a ball (despawned, or
+    /// its `Sleep` reset) wakes whole.
+    pub island_size: u32,
 }
 
 impl Sleep {

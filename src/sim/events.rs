@@ -40,8 +40,13 @@ pub struct StepStats {
     pub ball_polygon: u64,
     /// Time-of-impact queries asked of the strategy.
     pub toi_queries: u64,
-    /// 1 when the step stopped resolving because it reached the cap on events, else 0.
+    /// Contacts reached after the step's budget of resolved collisions ran out
+    /// ([`StepConfig::max_events_per_step`](crate::StepConfig::max_events_per_step)): each
+    /// stopped its moving balls where they touch instead of being resolved.
     pub events_cap_hits: u64,
+    /// Balls stopped at a contact because the budget ran out: they stood still for the rest of
+    /// the step, keeping their velocity, and lost that time.
+    pub stopped: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.
     pub max_penetration: Real,
     /// Balls whose centre ended behind a plane or inside a cylinder.

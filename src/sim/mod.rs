@@ -9,6 +9,7 @@
 //! wide with a time unit of one frame; a gas box is 2 metres wide with seconds).
 
 mod broadphase;
+mod change;
 mod components;
 mod events;
 mod fixed_step;
@@ -136,7 +137,8 @@ impl std::fmt::Debug for Simulation {
     }
 }
 
-/// Wake every ball in `world`: after moving or removing shapes that sleeping balls rest on.
+/// Wake every ball in `world`. Edits to the world wake the sleepers they concern by themselves
+/// (see [`sleep`]); this is for waking balls for a reason of the caller's own.
 pub fn wake_all(world: &mut World) {
     for sleep in world.query_mut::<&mut Sleep>() {
         *sleep = Sleep::default();

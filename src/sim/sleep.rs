@@ -19,10 +19,15 @@
 //!   in a resting contact it holds like a static shape and stays asleep; a harder hit wakes it,
 //!   is resolved with its full mass (so momentum and energy stay exact), and wakes its whole
 //!   island at the end of the step.
-//! - A sleeping ball whose velocity was set by the caller wakes, with its island; so does one
-//!   woken by [`Sleep::wake`](super::Sleep::wake). A gravity other than the one it fell asleep
-//!   under wakes it. Moving or removing what a sleeping ball rests on does not: wake the balls
-//!   concerned, or all of them with [`wake_all`](super::wake_all).
+//! - Edits between steps wake the sleepers they concern, checked at the start of each step
+//!   against fingerprints in each sleeper's [`Sleep`](super::Sleep) (see `sim::change`): a
+//!   sleeper whose velocity, position, radius, mass or restitution was set by the caller wakes,
+//!   and its island after the step; so does one woken by [`Sleep::wake`](super::Sleep::wake).
+//!   Any change to the static shapes (moved, added, removed, another restitution), to the
+//!   gravity or to any field of the [`StepConfig`](super::StepConfig) wakes every sleeper at
+//!   once; so does an island losing a ball (despawned, or its `Sleep` reset) for the rest of
+//!   that island. A change to one static wakes sleepers far from it too: the fingerprint says
+//!   that the statics changed, not where.
 //! - With sleeping off, every ball is awake and its clock stays at zero.
 //!
 //! Without gravity the default rest speed is zero, nothing rests, and nothing falls asleep.

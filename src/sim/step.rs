@@ -39,18 +39,26 @@
 //! cost next to nothing until something hits them (see [`sleep`](super::sleep)). Without a rest
 //! speed (no gravity, by default), a ball with more than [`ELASTIC_AFTER`] collisions in one
 //! step collides elastically for the rest of it (the TC model), so that a ball wedged with a
-//! restitution below 1 cannot collide without end. A hard cap on events per step bounds the
-//! work of any step:
-//! when it is reached, the remaining events are dropped, every ball moves straight to the end of
-//! the step, and [`StepStats::events_cap_hits`] says so.
+//! restitution below 1 cannot collide without end.
+//!
+//! A budget of resolved collisions per step ([`StepConfig::max_events_per_step`]) bounds the
+//! work of any step without letting anything pass through: once it is spent, each later contact
+//! stops its moving balls where they touch. A stopped ball stands still for the rest of the step
+//! (it is predicted again as a still ball, so balls heading for it stop against it too) and keeps
+//! its velocity, so the next step resolves the contact at its start. Every such contact stops at
+//! least one moving ball, so at most one per ball follows the budget. Stopped balls lose the rest
+//! of the step's time; energy and momentum are untouched. [`StepStats::events_cap_hits`] counts
+//! the contacts held and [`StepStats::stopped`] the balls that stopped.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::fmt;
+use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
 use super::broadphase::{Aabb, NONE, STATIC_BIT, SpatialHash};
+use super::change;
 use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
@@ -101,6 +109,8 @@ pub struct StepConfig {
     /// steps, and zero without gravity, so an elastic gas stays exactly elastic.
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
+    /// Past it, contacts stop the balls that reach them for the rest of the step instead of
+    /// being resolved (see the [module docs](self)): nothing passes through anything.
     pub max_events_per_step: Option<usize>,
     /// When still balls fall asleep; `None` keeps every ball awake. Default
     /// [`SleepConfig::default`].
@@ -188,7 +198,7 @@ impl std::error::Error for StepError {}
 
 /// A static shape as the stepper keeps it.
 #[derive(Clone, Debug)]
-enum StaticShape {
+pub(super) enum StaticShape {
     Plane(Plane),
     Cylinder(Cylinder),
     Polygon(ConvexPolygon),
@@ -480,8 +490,9 @@ impl Ord for Event {
 /// The stepper owns no simulation state: every step reads the world and writes it back, so a
 /// user can change anything between steps (spawn, despawn, set velocities, switch strategy).
 /// It keeps its buffers between steps to avoid allocating, and the report of the last step.
-/// Sleep state lives in each ball's [`Sleep`] component; after moving or removing what
-/// sleeping balls rest on, wake them ([`Sleep::wake`], [`wake_all`](super::wake_all)).
+/// Sleep state lives in each ball's [`Sleep`] component, with fingerprints that wake a sleeper
+/// when the user edits it, what it rests on, or the configuration (see
+/// [`sleep`](super::sleep)).
 ///
 /// ```
 /// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
@@ -542,6 +553,23 @@ pub struct Stepper {
     keys: Vec<u64>,
     /// Scratch of `permute`.
     done: Vec<u64>,
+    /// The balls stopped in this step after the budget ran out, with the velocity each keeps.
+    stopped: Vec<(u32, Vec3)>,
+    /// The fingerprint of this step's statics and configuration (see [`change`]).
+    surroundings: u64,
+    /// Scratch: the balls of sleeping islands with what their `Sleep` recorded.
+    sleepers: Vec<Sleeper>,
+    /// Per ball, the size of the island it sleeps in at the end of the step.
+    island_size: Vec<u32>,
+}
+
+/// A ball of a sleeping island (asleep, or woken in this step) as its `Sleep` recorded it.
+#[derive(Clone, Copy, Debug)]
+struct Sleeper {
+    island: NonZeroU64,
+    ball: u32,
+    island_size: u32,
+    surroundings: u64,
 }
 
 impl Stepper {
@@ -605,23 +633,25 @@ impl Stepper {
             .max_events_per_step
             .unwrap_or(1000 + 100 * self.balls.len());
         let mut resolved = 0usize;
+        self.stopped.clear();
         while let Some(Reverse(event)) = self.heap.pop() {
             if !self.is_current(&event) {
                 continue;
             }
             if resolved >= cap {
-                self.report.stats.events_cap_hits = 1;
-                break;
-            }
-            if self.resolve(event, dt, strategy) {
+                self.hold(event, dt, strategy);
+            } else if self.resolve(event, dt, strategy) {
                 resolved += 1;
             }
         }
-        self.heap.clear();
 
         for i in 0..self.balls.len() {
             self.balls.advance(i, dt);
         }
+        for &(i, velocity) in &self.stopped {
+            self.balls.body[i as usize].velocity = velocity;
+        }
+        self.report.stats.stopped = self.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
         if let Some(error) = self.non_finite(dt) {
             self.report = StepReport::default();
@@ -745,6 +775,7 @@ impl Stepper {
     fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
         let balls = &mut self.balls;
         balls.clear();
+        self.sleepers.clear();
         let n = world.len() as usize;
         balls.entity.reserve_exact(n);
         balls.body.reserve_exact(n);
@@ -812,8 +843,21 @@ impl Stepper {
                 woke_from: sleep.woken_from,
                 grounded: false,
             };
-            if rest.asleep() && (v.0 != Vec3::ZERO || sleep.gravity != self.config.gravity) {
+            // Its velocity, gravity or own components edited: it wakes, its island after the step
+            if rest.asleep()
+                && (v.0 != Vec3::ZERO
+                    || sleep.gravity != self.config.gravity
+                    || sleep.written != change::ball(p.0, r.0, m.0, restitution))
+            {
                 rest.wake();
+            }
+            if let Some(island) = rest.island.or(rest.woke_from) {
+                self.sleepers.push(Sleeper {
+                    island,
+                    ball: balls.rest.len() as u32,
+                    island_size: sleep.island_size,
+                    surroundings: sleep.surroundings,
+                });
             }
             balls.rest.push(rest);
             balls.start.push(p.0);
@@ -882,7 +926,34 @@ impl Stepper {
                 reason: "restitution must be a number from 0 to 1",
             });
         }
+        self.surroundings = change::surroundings(
+            self.statics.iter().map(|s| (&s.shape, s.restitution)),
+            &self.config,
+        );
+        self.wake_changed_islands();
         Ok(())
+    }
+
+    /// Wake the sleepers whose statics or configuration changed, and whole the islands that
+    /// lost a ball since the last step.
+    fn wake_changed_islands(&mut self) {
+        let rests = &mut self.balls.rest;
+        for s in &self.sleepers {
+            if s.surroundings != self.surroundings {
+                rests[s.ball as usize].wake();
+            }
+        }
+        self.sleepers.sort_unstable_by_key(|s| (s.island, s.ball));
+        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+            if island
+                .iter()
+                .any(|s| s.island_size as usize != island.len())
+            {
+                for s in island {
+                    rests[s.ball as usize].wake();
+                }
+            }
+        }
     }
 
     /// Size the spatial hash for this step and register every path and finite static.
@@ -1403,6 +1474,35 @@ impl Stepper {
         true
     }
 
+    /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
+    /// and stand still for the rest of the step, keeping their velocity for the next one.
+    /// Still balls are predicted again, so balls heading for them stop against them in turn.
+    fn hold<S: ToiStrategy + ?Sized>(&mut self, event: Event, t_end: Real, strategy: &S) {
+        self.report.stats.events_cap_hits += 1;
+        let now = event.time;
+        let other = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
+        let mut stopping = [None; 2];
+        for (slot, k) in stopping
+            .iter_mut()
+            .zip(std::iter::once(event.a as usize).chain(other))
+        {
+            self.balls.advance(k, now);
+            let velocity = self.balls.body[k].velocity;
+            // Already still
+            if velocity == Vec3::ZERO {
+                continue;
+            }
+            self.stopped.push((k as u32, velocity));
+            self.balls.body[k].velocity = Vec3::ZERO;
+            self.balls.counter[k] += 1;
+            *slot = Some(k);
+        }
+        for k in stopping.into_iter().flatten() {
+            self.register(k, now, t_end);
+            self.predict(k, now, t_end, strategy, false);
+        }
+    }
+
     /// Measure the end state: overlaps, escapes, energy and momentum.
     fn measure(&mut self) {
         let balls = &self.balls;
@@ -1441,14 +1541,39 @@ impl Stepper {
         stats.momentum = self.balls.momentum().to_array();
     }
 
+    /// Count the balls of each sleeping island into `island_size`, per ball.
+    fn count_islands(&mut self) {
+        let rests = &self.balls.rest;
+        self.island_size.clear();
+        self.island_size.resize(rests.len(), 0);
+        self.sleepers.clear();
+        self.sleepers
+            .extend(rests.iter().enumerate().filter_map(|(i, r)| {
+                r.island.map(|island| Sleeper {
+                    island,
+                    ball: i as u32,
+                    island_size: 0,
+                    surroundings: 0,
+                })
+            }));
+        self.sleepers.sort_unstable_by_key(|s| s.island);
+        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+            for s in island {
+                self.island_size[s.ball as usize] = island.len() as u32;
+            }
+        }
+    }
+
     /// Write positions and velocities back, through the order they were gathered in.
     fn scatter(&mut self, world: &mut World) {
+        self.count_islands();
         let query = world.query_mut::<(
             Entity,
             &mut Position,
             &mut Velocity,
             &Radius,
             &Mass,
+            Option<&Restitution>,
             Option<&mut PreviousPosition>,
             Option<&mut Sleep>,
         )>();
@@ -1459,7 +1584,7 @@ impl Stepper {
             rank[w as usize] = k as u64;
         }
         self.sleepless.clear();
-        for (w, (entity, p, v, _, _, previous, sleep)) in query.into_iter().enumerate() {
+        for (w, (entity, p, v, r, m, e, previous, sleep)) in query.into_iter().enumerate() {
             let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
             p.0 = self.balls.body[i].position;
@@ -1468,13 +1593,20 @@ impl Stepper {
                 previous.0 = self.balls.start[i];
             }
             let rest = &self.balls.rest[i];
-            let state = Sleep {
+            let mut state = Sleep {
                 still_for: rest.still_for,
                 anchor: rest.anchor,
                 island: rest.island,
                 woken_from: None,
                 gravity: self.config.gravity,
+                ..Sleep::default()
             };
+            if rest.asleep() {
+                let restitution = e.map_or(1.0, |e| e.0);
+                state.written = change::ball(p.0, r.0, m.0, restitution);
+                state.surroundings = self.surroundings;
+                state.island_size = self.island_size[i];
+            }
             match sleep {
                 Some(sleep) => *sleep = state,
                 None if self.config.sleep.is_some() => self.sleepless.push((entity, state)),

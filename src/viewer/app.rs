@@ -632,8 +632,8 @@ impl App {
         }
         let (escaped, through) = pane.faults.counts();
         let faults = format!(
-            "cap hits {}   escaped {}   passed through {}",
-            pane.totals.cap_hits, escaped, through
+            "cap hits {} ({} balls stopped short)   escaped {}   passed through {}",
+            pane.totals.cap_hits, pane.totals.stopped, escaped, through
         );
         let color = if escaped + through + pane.totals.cap_hits as usize > 0 {
             WARN

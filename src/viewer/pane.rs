@@ -22,8 +22,10 @@ const SLICES: [u32; 15] = [
 pub(crate) struct Totals {
     /// Collisions resolved.
     pub collisions: u64,
-    /// Steps that reached the cap on events.
+    /// Contacts held after a step's budget of collisions ran out.
     pub cap_hits: u64,
+    /// Balls those contacts stopped short of their step's end.
+    pub stopped: u64,
 }
 
 /// A scene's world stepped with one strategy.
@@ -154,6 +156,7 @@ impl Pane {
         let report = self.world.sim.report();
         self.totals.collisions += report.stats.collisions;
         self.totals.cap_hits += report.stats.events_cap_hits;
+        self.totals.stopped += report.stats.stopped;
         let mut collided = Vec::with_capacity(report.events.len() * 2);
         for event in &report.events {
             collided.push(event.a);
