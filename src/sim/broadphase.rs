@@ -19,8 +19,39 @@ use crate::math::{Real, Vec3};
 /// No entry.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Set on an item that is a static shape rather than a ball.
-pub(crate) const STATIC_BIT: u32 = 1 << 31;
+/// Set on a packed item that is a static shape rather than a ball.
+const STATIC_BIT: u32 = 1 << 31;
+
+/// The other side of a contact, or a candidate for one: a ball or a static shape, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Other {
+    /// A ball, by its index in the step's arrays.
+    Ball(u32),
+    /// A static shape, by its index in the step's list of statics.
+    Static(u32),
+}
+
+impl Other {
+    /// Pack into one `u32`, as the hash and the calendar store it: balls as their index,
+    /// statics with the top bit set, so that in order every ball comes before every static.
+    #[inline]
+    pub fn pack(self) -> u32 {
+        match self {
+            Self::Ball(i) => i,
+            Self::Static(k) => k | STATIC_BIT,
+        }
+    }
+
+    /// Unpack what [`Other::pack`] packed.
+    #[inline]
+    pub fn unpack(item: u32) -> Self {
+        if item & STATIC_BIT == 0 {
+            Self::Ball(item)
+        } else {
+            Self::Static(item & !STATIC_BIT)
+        }
+    }
+}
 
 /// An axis-aligned box.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -159,7 +190,8 @@ impl SpatialHash {
 
     /// Add `item` to `bucket`, tagged with `stamp` (the item's collision counter).
     #[inline]
-    pub fn insert(&mut self, bucket: u32, item: u32, stamp: u32) {
+    pub fn insert(&mut self, bucket: u32, item: Other, stamp: u32) {
+        let item = item.pack();
         if self.bulk_open {
             debug_assert_eq!(stamp, 0);
             self.staged.push((bucket, item));
@@ -179,18 +211,18 @@ impl SpatialHash {
     /// registration is never wanted again, and a ball that collides many times in one step
     /// would otherwise make its buckets' lists ever longer.
     #[inline]
-    pub fn for_each(&mut self, bucket: u32, mut visit: impl FnMut(u32, u32) -> bool) {
+    pub fn for_each(&mut self, bucket: u32, mut visit: impl FnMut(Other, u32) -> bool) {
         debug_assert!(!self.bulk_open, "finish_bulk first");
         let slot = self.slots[bucket as usize];
         let end = self.slots[bucket as usize + 1].start;
         for &item in &self.bulk[slot.start as usize..end as usize] {
-            visit(item, 0);
+            visit(Other::unpack(item), 0);
         }
         let mut previous = NONE;
         let mut index = slot.head;
         while index != NONE {
             let entry = self.entries[index as usize];
-            if visit(entry.item, entry.stamp) {
+            if visit(Other::unpack(entry.item), entry.stamp) {
                 previous = index;
             } else if previous == NONE {
                 self.slots[bucket as usize].head = entry.next;

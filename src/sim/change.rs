@@ -24,7 +24,8 @@ use crate::geometry::Cylinder;
 use crate::math::{Real, Vec3};
 use crate::toi::Strategy;
 
-use super::step::{StaticShape, StepConfig};
+use super::config::StepConfig;
+use super::statics::StaticShape;
 
 /// A hasher fed with the bits of numbers.
 #[derive(Default)]

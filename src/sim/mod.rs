@@ -8,23 +8,28 @@
 //! Units are the caller's: toibox only needs them consistent (the NeHe room is hundreds of units
 //! wide with a time unit of one frame; a gas box is 2 metres wide with seconds).
 
+mod bodies;
 mod broadphase;
+mod calendar;
 mod change;
 mod components;
+mod config;
 mod events;
 mod fixed_step;
 mod response;
 pub mod sleep;
+mod statics;
 mod step;
 
 pub use components::{
     BallDef, Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
     combine_restitution,
 };
+pub use config::{MAX_LENGTH, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};
 pub use fixed_step::FixedStep;
 pub use sleep::SleepConfig;
-pub use step::{MAX_LENGTH, StepConfig, StepError, Stepper};
+pub use step::Stepper;
 
 use hecs::{Entity, World};
 

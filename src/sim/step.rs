@@ -50,38 +50,31 @@
 //! of the step's time; energy and momentum are untouched. [`StepStats::events_cap_hits`] counts
 //! the contacts held and [`StepStats::stopped`] the balls that stopped.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
-use std::fmt;
 use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
-use super::broadphase::{Aabb, NONE, STATIC_BIT, SpatialHash};
+use super::bodies::{BallBody, BallMaterial, Balls, permute};
+use super::broadphase::{Aabb, NONE, Other, SpatialHash};
+use super::calendar::{Calendar, Event};
 use super::change;
 use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
+use super::config::{MAX_LENGTH, StepConfig, StepError};
 use super::events::{CollisionEvent, StepReport, StepStats};
-use super::response::{
-    Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports, approach_speed, resolve,
-};
-use super::sleep::{Islands, Rest, SleepConfig};
-use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
+use super::response::{Body, Frozen, Supports, approach_speed, resolve};
+use super::sleep::{Islands, Rest};
+use super::statics::{self, Static, StaticShape};
+use crate::geometry::Shape;
 use crate::math::{Real, Vec3, positive};
-use crate::toi::{MovingBall, PairKind, Strategy, Toi, ToiStrategy};
+use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};
 
 /// Most cells a ball's path may cover before it is tested against every ball instead.
 const BALL_CELL_LIMIT: usize = 4096;
 
 /// Most cells a finite static shape may cover before it is tested against every ball instead.
 const STATIC_CELL_LIMIT: usize = 4096;
-
-/// Largest coordinate, radius, velocity component, or distance moved along an axis in one step
-/// that a ball may have: the sweeps square and multiply lengths and speeds (up to fourth
-/// powers), which must stay finite and exact to rounding. Far beyond any scene (scene files
-/// allow 1e9).
-pub const MAX_LENGTH: Real = 1e50;
 
 /// Collisions of one ball in one step after which, in a step without a rest speed (no gravity
 /// by default), its contacts in that step are elastic: the TC model of inelastic collapse
@@ -95,395 +88,6 @@ const ELASTIC_AFTER: u32 = 64;
 /// Worlds of at most this many balls put everything in one cell: testing every pair's boxes
 /// costs less than hashing paths into small cells.
 const SMALL_WORLD: usize = 32;
-
-/// How a [`Stepper`] steps.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepConfig {
-    /// Acceleration of every ball, in length units per time unit squared. Default
-    /// `(0, -9.81, 0)`.
-    pub gravity: Vec3,
-    /// How times of impact are found. Default [`Strategy::Analytic`]. May change between steps.
-    pub strategy: Strategy,
-    /// Approach speed below which a contact is resolved as perfectly inelastic, so that balls
-    /// come to rest. `None` (the default) uses `2 |gravity| dt`: the speed gravity adds in two
-    /// steps, and zero without gravity, so an elastic gas stays exactly elastic.
-    pub rest_speed: Option<Real>,
-    /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
-    /// Past it, contacts stop the balls that reach them for the rest of the step instead of
-    /// being resolved (see the [module docs](self)): nothing passes through anything.
-    pub max_events_per_step: Option<usize>,
-    /// When still balls fall asleep; `None` keeps every ball awake. Default
-    /// [`SleepConfig::default`].
-    pub sleep: Option<SleepConfig>,
-}
-
-impl Default for StepConfig {
-    fn default() -> Self {
-        Self {
-            gravity: Vec3::new(0.0, -9.81, 0.0),
-            strategy: Strategy::Analytic,
-            rest_speed: None,
-            max_events_per_step: None,
-            sleep: Some(SleepConfig::default()),
-        }
-    }
-}
-
-/// Why a step was refused. A refused step changes nothing.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StepError {
-    /// `dt` is zero, negative or not finite.
-    InvalidDt(Real),
-    /// A ball has a value the stepper cannot use.
-    InvalidBall {
-        /// The ball.
-        entity: Entity,
-        /// The component at fault (`"position"`, `"radius"`, ...).
-        field: &'static str,
-        /// What is allowed.
-        allowed: &'static str,
-    },
-    /// A field of the [`StepConfig`] has a value the stepper cannot use.
-    InvalidConfig {
-        /// The field (`"gravity"`, `"sleep.time"`, ...).
-        field: &'static str,
-        /// What is allowed.
-        allowed: &'static str,
-    },
-    /// A ball is out of the range the sweeps are exact in: a coordinate, its radius or a
-    /// velocity component above [`MAX_LENGTH`], or `dt` so long for its speed that it could
-    /// move further than that along an axis (gravity included); or its position or velocity would leave the finite
-    /// numbers in this step. The world is left as it was before the step.
-    OutOfRange {
-        /// The first such ball, in the stepper's order.
-        entity: Entity,
-        /// `"position"`, `"radius"` or `"velocity"`.
-        field: &'static str,
-        /// The step that was refused.
-        dt: Real,
-    },
-    /// A static shape has a value the stepper cannot use.
-    InvalidStatic {
-        /// The shape.
-        entity: Entity,
-        /// What is wrong and what is allowed.
-        reason: &'static str,
-    },
-}
-
-impl fmt::Display for StepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::InvalidDt(dt) => write!(f, "dt is {dt}; allowed: a finite number > 0"),
-            Self::InvalidBall {
-                entity,
-                field,
-                allowed,
-            } => write!(f, "ball {entity:?} has a bad {field}; allowed: {allowed}"),
-            Self::InvalidConfig { field, allowed } => {
-                write!(f, "step config has a bad {field}; allowed: {allowed}")
-            }
-            Self::OutOfRange { entity, field, dt } => write!(
-                f,
-                "ball {entity:?}: its {field} is out of range in a step of {dt}; allowed: \
-                 coordinates, radius, velocity and velocity times dt at most {MAX_LENGTH:e} in \
-                 magnitude (the step is refused)"
-            ),
-            Self::InvalidStatic { entity, reason } => write!(f, "shape {entity:?}: {reason}"),
-        }
-    }
-}
-
-impl std::error::Error for StepError {}
-
-/// A static shape as the stepper keeps it.
-#[derive(Clone, Debug)]
-pub(super) enum StaticShape {
-    Plane(Plane),
-    Cylinder(Cylinder),
-    Polygon(ConvexPolygon),
-}
-
-impl StaticShape {
-    fn kind(&self) -> PairKind {
-        match self {
-            Self::Plane(_) => PairKind::BallPlane,
-            Self::Cylinder(_) => PairKind::BallCylinder,
-            Self::Polygon(_) => PairKind::BallPolygon,
-        }
-    }
-
-    fn proximity(&self, ball: &Ball) -> Proximity {
-        match self {
-            Self::Plane(s) => s.proximity(ball),
-            Self::Cylinder(s) => s.proximity(ball),
-            Self::Polygon(s) => s.proximity(ball),
-        }
-    }
-
-    fn toi<S: ToiStrategy + ?Sized>(&self, strategy: &S, ball: &MovingBall, t_max: Real) -> Toi {
-        match self {
-            Self::Plane(s) => strategy.ball_plane(ball, s, t_max),
-            Self::Cylinder(s) => strategy.ball_cylinder(ball, s, t_max),
-            Self::Polygon(s) => strategy.ball_polygon(ball, s, t_max),
-        }
-    }
-
-    /// True when no ball inside `aabb` can touch the shape: the box lies wholly in front of a
-    /// plane, by more than rounding. Always false for other shapes.
-    #[inline]
-    fn misses_box(&self, aabb: &Aabb) -> bool {
-        let Self::Plane(plane) = self else {
-            return false;
-        };
-        // The corner deepest along the normal
-        let n = plane.normal;
-        let corner = Vec3::select(n.cmpgt(Vec3::ZERO), aabb.min, aabb.max);
-        let margin = 1e-9 * (1.0 + corner.abs().max_element());
-        plane.signed_distance(corner) > margin
-    }
-
-    /// The box of a finite shape; `None` for planes and infinite cylinders.
-    fn aabb(&self) -> Option<Aabb> {
-        match self {
-            Self::Plane(_) | Self::Cylinder(Cylinder::Infinite(_)) => None,
-            Self::Cylinder(Cylinder::Capped(c)) => Some(Aabb::of_path(c.a, c.b, c.radius)),
-            Self::Polygon(p) => {
-                let (min, max) = p.vertices().iter().fold(
-                    (Vec3::splat(Real::INFINITY), Vec3::splat(Real::NEG_INFINITY)),
-                    |(lo, hi), v| (lo.min(*v), hi.max(*v)),
-                );
-                Some(Aabb { min, max })
-            }
-        }
-    }
-
-    /// The signed distance from `point` to the surface (negative inside), and whether a ball
-    /// centred there has its centre behind a plane or inside a cylinder.
-    #[inline]
-    fn gap(&self, point: Vec3) -> (Real, bool) {
-        match self {
-            Self::Plane(s) => {
-                let gap = s.signed_distance(point);
-                (gap, gap < 0.0)
-            }
-            Self::Cylinder(Cylinder::Infinite(s)) => {
-                let gap = s.signed_distance(point);
-                (gap, gap < 0.0)
-            }
-            Self::Cylinder(s) => {
-                let gap = s.point_proximity(point).distance;
-                (gap, gap < 0.0)
-            }
-            Self::Polygon(s) => (s.point_proximity(point).distance, false),
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Static {
-    entity: Entity,
-    shape: StaticShape,
-    restitution: Real,
-    /// Tested against every ball rather than registered in the spatial hash.
-    everywhere: bool,
-}
-
-/// What the broad phase and the queries read of a ball: one cache line.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
-struct BallBody {
-    position: Vec3,
-    velocity: Vec3,
-    radius: Real,
-    /// The time `position` refers to: each ball keeps its own clock.
-    clock: Real,
-}
-
-/// What only the response reads of a ball.
-#[derive(Clone, Copy, Debug)]
-struct BallMaterial {
-    inverse_mass: Real,
-    restitution: Real,
-    /// Resting contacts in this step.
-    resting_hits: u32,
-    /// What it has come to rest against in this step: a place in [`Balls::supports`], or
-    /// [`NONE`] (most balls, in most steps, touch nothing).
-    supports: u32,
-}
-
-impl BallBody {
-    /// Where the ball is at `now` on its current path.
-    #[inline]
-    fn position_at(&self, now: Real) -> Vec3 {
-        self.position + self.velocity * (now - self.clock)
-    }
-}
-
-/// The balls of one step, as arrays.
-#[derive(Debug, Default)]
-struct Balls {
-    entity: Vec<Entity>,
-    /// What the event loop reads and writes, kept together for the cache.
-    body: Vec<BallBody>,
-    material: Vec<BallMaterial>,
-    /// Collisions so far this step; events and registrations made before the last one are
-    /// stale. Apart from the bodies so that the broad phase filters without touching them.
-    counter: Vec<u32>,
-    /// Sleep state: clocks, islands, what woke.
-    rest: Vec<Rest>,
-    start: Vec<Vec3>,
-    /// The registered buckets: a range of the bucket pool.
-    buckets: Vec<(u32, u32)>,
-    /// The registered path covers too many cells: tested against every ball.
-    roaming: Vec<bool>,
-    /// The supports of the balls that have any in this step.
-    supports: Vec<Supports>,
-}
-
-impl Balls {
-    fn clear(&mut self) {
-        self.entity.clear();
-        self.body.clear();
-        self.material.clear();
-        self.counter.clear();
-        self.rest.clear();
-        self.start.clear();
-        self.buckets.clear();
-        self.roaming.clear();
-        self.supports.clear();
-    }
-
-    fn len(&self) -> usize {
-        self.entity.len()
-    }
-
-    /// The ball as a moving ball whose `t = 0` is `now`.
-    #[inline]
-    fn moving(&self, i: usize, now: Real) -> MovingBall {
-        let b = &self.body[i];
-        MovingBall::new(b.position_at(now), b.radius, b.velocity)
-    }
-
-    /// The ball as it stands at its own clock.
-    #[inline]
-    fn ball(&self, i: usize) -> Ball {
-        Ball::new(self.body[i].position, self.body[i].radius)
-    }
-
-    /// What ball `i` rests against in this step.
-    fn supports(&self, i: usize) -> Supports {
-        match self.material[i].supports {
-            NONE => Supports::default(),
-            k => self.supports[k as usize],
-        }
-    }
-
-    /// What ball `i` rests against in this step, to be added to.
-    fn supports_mut(&mut self, i: usize) -> &mut Supports {
-        let place = &mut self.material[i].supports;
-        if *place == NONE {
-            *place = self.supports.len() as u32;
-            self.supports.push(Supports::default());
-        }
-        &mut self.supports[*place as usize]
-    }
-
-    /// The ball as the response sees it, under gravity along `down` (unit, or zero).
-    fn response_body(&self, i: usize, down: Vec3) -> Body {
-        let material = &self.material[i];
-        // A sleeping ball holds in resting contacts; a busy one holds downwards, and a very
-        // busy one, or a busy one without gravity, every way
-        let hits = material.resting_hits;
-        let frozen = if self.rest[i].asleep()
-            || hits >= FREEZE_ALWAYS_AFTER
-            || (hits >= FREEZE_AFTER && down == Vec3::ZERO)
-        {
-            Frozen::Always
-        } else if hits >= FREEZE_AFTER {
-            Frozen::Downward(down)
-        } else {
-            Frozen::No
-        };
-        Body {
-            velocity: self.body[i].velocity,
-            inverse_mass: material.inverse_mass,
-            supports: self.supports(i),
-            frozen,
-        }
-    }
-
-    /// The box of the ball's path from `now` to `t_end`.
-    #[inline]
-    fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
-        let b = &self.body[i];
-        let from = b.position_at(now);
-        Aabb::of_path(from, from + b.velocity * (t_end - now), b.radius)
-    }
-
-    #[inline]
-    fn advance(&mut self, i: usize, now: Real) {
-        let b = &mut self.body[i];
-        b.position = b.position_at(now);
-        b.clock = now;
-    }
-
-    fn kinetic_energy(&self) -> Real {
-        self.body
-            .iter()
-            .zip(&self.material)
-            .map(|(b, m)| 0.5 * b.velocity.length_squared() / m.inverse_mass)
-            .sum()
-    }
-
-    fn momentum(&self) -> Vec3 {
-        self.body
-            .iter()
-            .zip(&self.material)
-            .map(|(b, m)| b.velocity / m.inverse_mass)
-            .sum()
-    }
-}
-
-/// A predicted collision of ball `a` with ball or static `b`.
-#[derive(Clone, Copy, Debug)]
-struct Event {
-    time: Real,
-    a: u32,
-    /// A ball index, or a static index with [`STATIC_BIT`] set.
-    b: u32,
-    count_a: u32,
-    count_b: u32,
-}
-
-impl Event {
-    fn key(&self) -> (Real, u32, u32) {
-        (self.time, self.a, self.b)
-    }
-}
-
-impl PartialEq for Event {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Event {}
-
-impl PartialOrd for Event {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Event {
-    /// By time, then by indices, so that simultaneous events resolve in a fixed order.
-    fn cmp(&self, other: &Self) -> Ordering {
-        let (ta, a, b) = self.key();
-        let (tb, c, d) = other.key();
-        ta.total_cmp(&tb).then(a.cmp(&c)).then(b.cmp(&d))
-    }
-}
 
 /// Steps a [`World`] of balls and static shapes.
 ///
@@ -523,19 +127,19 @@ pub struct Stepper {
     roaming: Vec<u32>,
     hash: SpatialHash,
     bucket_pool: Vec<u32>,
-    heap: BinaryHeap<Reverse<Event>>,
+    calendar: Calendar,
     seen_ball: Vec<u32>,
     seen_static: Vec<u32>,
     stamp: u32,
     /// Scratch list of candidates.
-    found: Vec<u32>,
+    found: Vec<Other>,
     /// The balls in memory order: gathered index of each.
     order: Vec<u32>,
     /// The rest speed of the current step.
     rest_speed: Real,
     /// Every pair asked about this step (statics tested everywhere apart): any pair that
     /// overlaps at the end of the step is among them.
-    pairs: Vec<(u32, u32)>,
+    pairs: Vec<(u32, Other)>,
     /// Per ball: its centre ended behind a plane or inside a cylinder.
     escaped: Vec<bool>,
     /// Pairs of balls that touched in this step: they join islands.
@@ -548,7 +152,7 @@ pub struct Stepper {
     /// Per static, its box (empty for those tested everywhere).
     static_boxes: Vec<Aabb>,
     /// The pairs of the first predictions.
-    first_pairs: Vec<(u32, u32)>,
+    first_pairs: Vec<(u32, Other)>,
     /// Per ball, scratch: its Z-order key, then its place in memory.
     keys: Vec<u64>,
     /// Scratch of `permute`.
@@ -605,7 +209,7 @@ impl Stepper {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::InvalidDt(dt));
         }
-        self.check_config()?;
+        self.config.check()?;
         self.gather(world)?;
         self.report.events.clear();
         self.report.stats = StepStats::default();
@@ -634,10 +238,7 @@ impl Stepper {
             .unwrap_or(1000 + 100 * self.balls.len());
         let mut resolved = 0usize;
         self.stopped.clear();
-        while let Some(Reverse(event)) = self.heap.pop() {
-            if !self.is_current(&event) {
-                continue;
-            }
+        while let Some(event) = self.calendar.pop_current(&self.balls.counter) {
             if resolved >= cap {
                 self.hold(event, dt, strategy);
             } else if self.resolve(event, dt, strategy) {
@@ -713,33 +314,6 @@ impl Stepper {
                 dt,
             })
         })
-    }
-
-    /// Refuse a configuration the stepper cannot use.
-    fn check_config(&self) -> Result<(), StepError> {
-        let config = &self.config;
-        let bad = |field, allowed| Err(StepError::InvalidConfig { field, allowed });
-        if !config.gravity.is_finite() {
-            return bad("gravity", "finite components");
-        }
-        if config
-            .rest_speed
-            .is_some_and(|v| !(v.is_finite() && v >= 0.0))
-        {
-            return bad("rest_speed", "None, or a finite number >= 0");
-        }
-        if let Some(sleep) = config.sleep {
-            if sleep.speed.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
-                return bad("sleep.speed", "None, or a finite number >= 0");
-            }
-            if !(sleep.drift.is_finite() && sleep.drift >= 0.0) {
-                return bad("sleep.drift", "a finite number >= 0");
-            }
-            if !positive(sleep.time) {
-                return bad("sleep.time", "a finite number > 0");
-            }
-        }
-        Ok(())
     }
 
     /// Update the sleep clocks and put to sleep or wake whole islands.
@@ -863,69 +437,7 @@ impl Stepper {
             balls.start.push(p.0);
         }
 
-        self.statics.clear();
-        let restitution = |e: Option<&Restitution>| e.map_or(1.0, |e| e.0);
-        for (entity, plane, e) in world.query_mut::<(Entity, &Plane, Option<&Restitution>)>() {
-            if !(plane.point.is_finite()
-                && plane.normal.is_finite()
-                && plane.normal.is_normalized())
-            {
-                return Err(StepError::InvalidStatic {
-                    entity,
-                    reason: "plane needs a finite point and a unit normal (use Plane::new)",
-                });
-            }
-            self.statics.push(Static {
-                entity,
-                shape: StaticShape::Plane(*plane),
-                restitution: restitution(e),
-                everywhere: false,
-            });
-        }
-        for (entity, cylinder, e) in world.query_mut::<(Entity, &Cylinder, Option<&Restitution>)>()
-        {
-            let valid = match cylinder {
-                Cylinder::Capped(c) => {
-                    c.a.is_finite() && c.b.is_finite() && c.a != c.b && positive(c.radius)
-                }
-                Cylinder::Infinite(c) => {
-                    c.point.is_finite() && c.axis.is_normalized() && positive(c.radius)
-                }
-            };
-            if !valid {
-                return Err(StepError::InvalidStatic {
-                    entity,
-                    reason: "cylinder needs finite ends or a unit axis, and a radius > 0 \
-                             (use CappedCylinder::new or InfiniteCylinder::new)",
-                });
-            }
-            self.statics.push(Static {
-                entity,
-                shape: StaticShape::Cylinder(*cylinder),
-                restitution: restitution(e),
-                everywhere: false,
-            });
-        }
-        for (entity, polygon, e) in
-            world.query_mut::<(Entity, &ConvexPolygon, Option<&Restitution>)>()
-        {
-            self.statics.push(Static {
-                entity,
-                shape: StaticShape::Polygon(polygon.clone()),
-                restitution: restitution(e),
-                everywhere: false,
-            });
-        }
-        if let Some(s) = self
-            .statics
-            .iter()
-            .find(|s| !(0.0..=1.0).contains(&s.restitution))
-        {
-            return Err(StepError::InvalidStatic {
-                entity: s.entity,
-                reason: "restitution must be a number from 0 to 1",
-            });
-        }
+        statics::gather(world, &mut self.statics)?;
         self.surroundings = change::surroundings(
             self.statics.iter().map(|s| (&s.shape, s.restitution)),
             &self.config,
@@ -994,7 +506,7 @@ impl Stepper {
             });
             if registered.is_some() {
                 for &bucket in &self.bucket_pool[start..] {
-                    self.hash.insert(bucket, k as u32 | STATIC_BIT, 0);
+                    self.hash.insert(bucket, Other::Static(k as u32), 0);
                 }
                 self.bucket_pool.truncate(start);
             } else {
@@ -1056,7 +568,8 @@ impl Stepper {
                 balls.roaming[i] = false;
                 if !self.hash.is_bulk_open() {
                     for &bucket in &self.bucket_pool[start..] {
-                        self.hash.insert(bucket, i as u32, balls.counter[i]);
+                        self.hash
+                            .insert(bucket, Other::Ball(i as u32), balls.counter[i]);
                     }
                 }
                 balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
@@ -1069,9 +582,9 @@ impl Stepper {
         }
     }
 
-    /// Call `visit(other)` once for every ball or static (with [`STATIC_BIT`]) that ball `i`'s
-    /// registered path may reach.
-    fn candidates(&mut self, i: usize, mut visit: impl FnMut(&mut Self, u32)) {
+    /// Call `visit(other)` once for every ball or static that ball `i`'s registered path may
+    /// reach.
+    fn candidates(&mut self, i: usize, mut visit: impl FnMut(&mut Self, Other)) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.seen_ball.fill(0);
@@ -1083,43 +596,48 @@ impl Stepper {
         found.clear();
         let everything = self.balls.roaming[i];
         if everything {
-            found.extend((0..self.balls.len() as u32).filter(|&j| j as usize != i));
-            found.extend((0..self.statics.len() as u32).map(|k| k | STATIC_BIT));
+            found.extend(
+                (0..self.balls.len() as u32)
+                    .filter(|&j| j as usize != i)
+                    .map(Other::Ball),
+            );
+            found.extend((0..self.statics.len() as u32).map(Other::Static));
         } else {
             let (start, len) = self.balls.buckets[i];
             for &bucket in &self.bucket_pool[start as usize..(start + len) as usize] {
-                self.hash.for_each(bucket, |item, entry_stamp| {
-                    if item & STATIC_BIT != 0 {
-                        let k = (item & !STATIC_BIT) as usize;
-                        if self.seen_static[k] != stamp {
-                            self.seen_static[k] = stamp;
+                self.hash.for_each(bucket, |item, entry_stamp| match item {
+                    Other::Static(k) => {
+                        if self.seen_static[k as usize] != stamp {
+                            self.seen_static[k as usize] = stamp;
                             found.push(item);
                         }
-                        return true;
+                        true
                     }
-                    let j = item as usize;
-                    if entry_stamp != self.balls.counter[j] {
-                        return false;
+                    Other::Ball(j) => {
+                        let j = j as usize;
+                        if entry_stamp != self.balls.counter[j] {
+                            return false;
+                        }
+                        // Itself, or seen
+                        if j != i && self.seen_ball[j] != stamp {
+                            self.seen_ball[j] = stamp;
+                            found.push(item);
+                        }
+                        true
                     }
-                    // Itself, or seen
-                    if j != i && self.seen_ball[j] != stamp {
-                        self.seen_ball[j] = stamp;
-                        found.push(item);
-                    }
-                    true
                 });
             }
             for &j in &self.roaming {
                 let j = j as usize;
                 if self.balls.roaming[j] && j != i && self.seen_ball[j] != stamp {
                     self.seen_ball[j] = stamp;
-                    found.push(j as u32);
+                    found.push(Other::Ball(j as u32));
                 }
             }
             for &k in &self.everywhere {
                 if self.seen_static[k as usize] != stamp {
                     self.seen_static[k as usize] = stamp;
-                    found.push(k | STATIC_BIT);
+                    found.push(Other::Static(k));
                 }
             }
         }
@@ -1141,28 +659,52 @@ impl Stepper {
     ) {
         let me = self.balls.moving(i, now);
         let my_box = self.balls.path_box(i, now, t_end);
-        let t_max = t_end - now;
         self.candidates(i, |this, other| {
-            let toi = if other & STATIC_BIT != 0 {
-                let k = (other & !STATIC_BIT) as usize;
-                if !this.statics[k].everywhere {
-                    this.pairs.push((i as u32, other));
-                } else if this.statics[k].shape.misses_box(&my_box) {
-                    return;
+            let skip = match other {
+                Other::Static(k) => {
+                    let s = &this.statics[k as usize];
+                    s.everywhere && s.shape.misses_box(&my_box)
                 }
-                this.statics[k].shape.toi(strategy, &me, t_max)
-            } else {
-                let j = other as usize;
-                let asked_by_j = first && !this.asks_first(i, j);
-                if asked_by_j || !my_box.overlaps(&this.balls.path_box(j, now, t_end)) {
-                    return;
+                Other::Ball(j) => {
+                    let j = j as usize;
+                    let asked_by_j = first && !this.asks_first(i, j);
+                    asked_by_j || !my_box.overlaps(&this.balls.path_box(j, now, t_end))
                 }
-                this.pairs.push((i as u32, other));
-                strategy.ball_ball(&me, &this.balls.moving(j, now), t_max)
             };
-            this.report.stats.toi_queries += 1;
-            this.schedule(i, other, now, t_end, &me, toi);
+            if !skip {
+                this.ask(i, other, &me, now, t_end, strategy);
+            }
         });
+    }
+
+    /// Ask `strategy` when ball `i` (as `me`, moving from `now`) meets `other` before `t_end`,
+    /// and schedule what it finds. The one place a query is made.
+    fn ask<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        me: &MovingBall,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        let t_max = t_end - now;
+        let toi = match other {
+            Other::Static(k) => {
+                let s = &self.statics[k as usize];
+                // Statics tested everywhere are measured against every ball anyway
+                if !s.everywhere {
+                    self.pairs.push((i as u32, other));
+                }
+                s.shape.toi(strategy, me, t_max)
+            }
+            Other::Ball(j) => {
+                self.pairs.push((i as u32, other));
+                strategy.ball_ball(me, &self.balls.moving(j as usize, now), t_max)
+            }
+        };
+        self.report.stats.toi_queries += 1;
+        self.schedule(i, other, now, t_end, me, toi);
     }
 
     /// The first predictions of the step, every pair asked once.
@@ -1202,36 +744,39 @@ impl Stepper {
             let entries = self.hash.bulk_entries(bucket);
             for (p, &x) in entries.iter().enumerate() {
                 for &y in &entries[p + 1..] {
+                    let (x, y) = (Other::unpack(x), Other::unpack(y));
                     // A ball, and a ball or a static
-                    let (i, other) = if x & STATIC_BIT == 0 { (x, y) } else { (y, x) };
-                    if i & STATIC_BIT != 0 {
-                        continue;
-                    }
-                    let i = i as usize;
-                    let (corner, pair) = if other & STATIC_BIT != 0 {
-                        let k = (other & !STATIC_BIT) as usize;
-                        if long[i] || asleep(i) || !boxes(i).overlaps(&self.static_boxes[k]) {
-                            continue;
+                    let (i, other) = match (x, y) {
+                        (Other::Ball(i), other) | (other, Other::Ball(i)) => (i as usize, other),
+                        _ => continue,
+                    };
+                    let (corner, pair) = match other {
+                        Other::Static(k) => {
+                            let k = k as usize;
+                            if long[i] || asleep(i) || !boxes(i).overlaps(&self.static_boxes[k]) {
+                                continue;
+                            }
+                            (
+                                boxes(i).min.max(self.static_boxes[k].min),
+                                (i as u32, other),
+                            )
                         }
-                        (
-                            boxes(i).min.max(self.static_boxes[k].min),
-                            (i as u32, other),
-                        )
-                    } else {
-                        let j = other as usize;
-                        if long[i] || long[j] || (asleep(i) && asleep(j)) {
-                            continue;
+                        Other::Ball(j) => {
+                            let j = j as usize;
+                            if long[i] || long[j] || (asleep(i) && asleep(j)) {
+                                continue;
+                            }
+                            if !boxes(i).overlaps(&boxes(j)) {
+                                continue;
+                            }
+                            // The awake one asks, or the lower index
+                            let pair = if asleep(i) || (!asleep(j) && j < i) {
+                                (j as u32, Other::Ball(i as u32))
+                            } else {
+                                (i as u32, other)
+                            };
+                            (boxes(i).min.max(boxes(j).min), pair)
                         }
-                        if !boxes(i).overlaps(&boxes(j)) {
-                            continue;
-                        }
-                        // The awake one asks, or the lower index
-                        let pair = if asleep(i) || (!asleep(j) && j < i) {
-                            (j as u32, i as u32)
-                        } else {
-                            (i as u32, j as u32)
-                        };
-                        (boxes(i).min.max(boxes(j).min), pair)
                     };
                     if self.hash.bucket_of(corner) as usize == bucket {
                         first.push(pair);
@@ -1240,20 +785,8 @@ impl Stepper {
             }
         }
         for &(a, other) in &first {
-            let a = a as usize;
-            let me = self.balls.moving(a, 0.0);
-            let toi = if other & STATIC_BIT != 0 {
-                let k = (other & !STATIC_BIT) as usize;
-                if !self.statics[k].everywhere {
-                    self.pairs.push((a as u32, other));
-                }
-                self.statics[k].shape.toi(strategy, &me, dt)
-            } else {
-                self.pairs.push((a as u32, other));
-                strategy.ball_ball(&me, &self.balls.moving(other as usize, 0.0), dt)
-            };
-            self.report.stats.toi_queries += 1;
-            self.schedule(a, other, 0.0, dt, &me, toi);
+            let me = self.balls.moving(a as usize, 0.0);
+            self.ask(a as usize, other, &me, 0.0, dt, strategy);
         }
         self.first_pairs = first;
         for i in 0..n {
@@ -1264,13 +797,10 @@ impl Stepper {
             let b = &self.balls.body[i];
             let my_box = Aabb::of_path(b.position, b.position + b.velocity * dt, b.radius);
             for e in 0..self.everywhere.len() {
-                let k = self.everywhere[e] as usize;
-                if self.statics[k].shape.misses_box(&my_box) {
-                    continue;
+                let k = self.everywhere[e];
+                if !self.statics[k as usize].shape.misses_box(&my_box) {
+                    self.ask(i, Other::Static(k), &me, 0.0, dt, strategy);
                 }
-                let toi = self.statics[k].shape.toi(strategy, &me, dt);
-                self.report.stats.toi_queries += 1;
-                self.schedule(i, k as u32 | STATIC_BIT, 0.0, dt, &me, toi);
             }
         }
 
@@ -1298,7 +828,7 @@ impl Stepper {
     fn schedule(
         &mut self,
         i: usize,
-        other: u32,
+        other: Other,
         now: Real,
         t_end: Real,
         me: &MovingBall,
@@ -1312,20 +842,17 @@ impl Stepper {
                 if rests {
                     self.balls.supports_mut(i).touch(contact.normal);
                 }
-                if other & STATIC_BIT == 0 {
-                    if rests {
-                        self.balls
-                            .supports_mut(other as usize)
-                            .touch(-contact.normal);
+                let other_velocity = match other {
+                    Other::Ball(j) => {
+                        if rests {
+                            self.balls.supports_mut(j as usize).touch(-contact.normal);
+                        }
+                        self.links.push((i as u32, j));
+                        self.balls.body[j as usize].velocity
                     }
-                    self.links.push((i as u32, other));
-                }
-                // Touching or overlapping: a contact now only if approaching
-                let other_velocity = if other & STATIC_BIT != 0 {
-                    Vec3::ZERO
-                } else {
-                    self.balls.body[other as usize].velocity
+                    Other::Static(_) => Vec3::ZERO,
                 };
+                // Touching or overlapping: a contact now only if approaching
                 let closing =
                     approach_speed(me.velocity, other_velocity, contact.normal, self.rest_speed);
                 if closing.is_none() {
@@ -1335,23 +862,8 @@ impl Stepper {
             }
             Toi::Miss => return,
         };
-        let count_b = if other & STATIC_BIT != 0 {
-            0
-        } else {
-            self.balls.counter[other as usize]
-        };
-        self.heap.push(Reverse(Event {
-            time,
-            a: i as u32,
-            b: other,
-            count_a: self.balls.counter[i],
-            count_b,
-        }));
-    }
-
-    fn is_current(&self, event: &Event) -> bool {
-        self.balls.counter[event.a as usize] == event.count_a
-            && (event.b & STATIC_BIT != 0 || self.balls.counter[event.b as usize] == event.count_b)
+        self.calendar
+            .push(time, i as u32, other, &self.balls.counter);
     }
 
     /// Resolve one event; false when the pair turned out not to be approaching.
@@ -1367,9 +879,13 @@ impl Stepper {
         let down = self.config.gravity.normalize_or_zero();
         let me = self.balls.response_body(i, down);
 
-        let other_ball = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
-        let (proximity, other, kind, entity, restitution) = match other_ball {
-            Some(j) => {
+        let other_ball = match event.other() {
+            Other::Ball(j) => Some(j as usize),
+            Other::Static(_) => None,
+        };
+        let (proximity, other, kind, entity, restitution) = match event.other() {
+            Other::Ball(j) => {
+                let j = j as usize;
                 self.balls.advance(j, now);
                 (
                     self.balls.ball(j).proximity(&ball),
@@ -1379,8 +895,8 @@ impl Stepper {
                     self.balls.material[j].restitution,
                 )
             }
-            None => {
-                let s = &self.statics[(event.b & !STATIC_BIT) as usize];
+            Other::Static(k) => {
+                let s = &self.statics[k as usize];
                 let body = Body {
                     velocity: Vec3::ZERO,
                     inverse_mass: 0.0,
@@ -1480,7 +996,10 @@ impl Stepper {
     fn hold<S: ToiStrategy + ?Sized>(&mut self, event: Event, t_end: Real, strategy: &S) {
         self.report.stats.events_cap_hits += 1;
         let now = event.time;
-        let other = (event.b & STATIC_BIT == 0).then_some(event.b as usize);
+        let other = match event.other() {
+            Other::Ball(j) => Some(j as usize),
+            Other::Static(_) => None,
+        };
         let mut stopping = [None; 2];
         for (slot, k) in stopping
             .iter_mut()
@@ -1527,10 +1046,9 @@ impl Stepper {
         };
         for &(i, other) in &self.pairs {
             let i = i as usize;
-            let depth = if other & STATIC_BIT != 0 {
-                against_static(i, &self.statics[(other & !STATIC_BIT) as usize].shape)
-            } else {
-                ball(other as usize).proximity(&ball(i)).depth()
+            let depth = match other {
+                Other::Static(k) => against_static(i, &self.statics[k as usize].shape),
+                Other::Ball(j) => ball(j as usize).proximity(&ball(i)).depth(),
             };
             deepest = deepest.max(depth);
         }
@@ -1618,31 +1136,6 @@ impl Stepper {
             world
                 .insert_one(entity, state)
                 .expect("the entity was just stepped");
-        }
-    }
-}
-
-/// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`, in place: cycle by
-/// cycle, with `done` as scratch (a bit per item).
-fn permute<T: Copy>(items: &mut [T], order: &[u32], done: &mut Vec<u64>) {
-    let n = items.len();
-    done.clear();
-    done.resize(n.div_ceil(64), 0);
-    for start in 0..n {
-        if done[start / 64] & (1 << (start % 64)) != 0 {
-            continue;
-        }
-        let first = items[start];
-        let mut k = start;
-        loop {
-            done[k / 64] |= 1 << (k % 64);
-            let from = order[k] as usize;
-            if from == start {
-                items[k] = first;
-                break;
-            }
-            items[k] = items[from];
-            k = from;
         }
     }
 }

@@ -1,0 +1,195 @@
+//! The balls of one step as arrays: what the event loop reads and writes.
+//!
+//! Gathered from the world at the start of a step and written back at its end. Each ball keeps
+//! its own clock: its position is where it was at that time, and it moves on a straight path
+//! until its next collision, so a collision advances only the balls it touches.
+
+use hecs::Entity;
+
+use super::broadphase::{Aabb, NONE};
+use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports};
+use super::sleep::Rest;
+use crate::geometry::Ball;
+use crate::math::{Real, Vec3};
+use crate::toi::MovingBall;
+
+/// What the broad phase and the queries read of a ball: one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(super) struct BallBody {
+    pub position: Vec3,
+    pub velocity: Vec3,
+    pub radius: Real,
+    /// The time `position` refers to: each ball keeps its own clock.
+    pub clock: Real,
+}
+
+/// What only the response reads of a ball.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BallMaterial {
+    pub inverse_mass: Real,
+    pub restitution: Real,
+    /// Resting contacts in this step.
+    pub resting_hits: u32,
+    /// What it has come to rest against in this step: a place in [`Balls::supports`], or
+    /// [`NONE`] (most balls, in most steps, touch nothing).
+    pub supports: u32,
+}
+
+impl BallBody {
+    /// Where the ball is at `now` on its current path.
+    #[inline]
+    pub fn position_at(&self, now: Real) -> Vec3 {
+        self.position + self.velocity * (now - self.clock)
+    }
+}
+
+/// The balls of one step, as arrays.
+#[derive(Debug, Default)]
+pub(super) struct Balls {
+    pub entity: Vec<Entity>,
+    /// What the event loop reads and writes, kept together for the cache.
+    pub body: Vec<BallBody>,
+    pub material: Vec<BallMaterial>,
+    /// Collisions so far this step; events and registrations made before the last one are
+    /// stale. Apart from the bodies so that the broad phase filters without touching them.
+    pub counter: Vec<u32>,
+    /// Sleep state: clocks, islands, what woke.
+    pub rest: Vec<Rest>,
+    pub start: Vec<Vec3>,
+    /// The registered buckets: a range of the bucket pool.
+    pub buckets: Vec<(u32, u32)>,
+    /// The registered path covers too many cells: tested against every ball.
+    pub roaming: Vec<bool>,
+    /// The supports of the balls that have any in this step.
+    pub supports: Vec<Supports>,
+}
+
+impl Balls {
+    pub fn clear(&mut self) {
+        self.entity.clear();
+        self.body.clear();
+        self.material.clear();
+        self.counter.clear();
+        self.rest.clear();
+        self.start.clear();
+        self.buckets.clear();
+        self.roaming.clear();
+        self.supports.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.entity.len()
+    }
+
+    /// The ball as a moving ball whose `t = 0` is `now`.
+    #[inline]
+    pub fn moving(&self, i: usize, now: Real) -> MovingBall {
+        let b = &self.body[i];
+        MovingBall::new(b.position_at(now), b.radius, b.velocity)
+    }
+
+    /// The ball as it stands at its own clock.
+    #[inline]
+    pub fn ball(&self, i: usize) -> Ball {
+        Ball::new(self.body[i].position, self.body[i].radius)
+    }
+
+    /// What ball `i` rests against in this step.
+    pub fn supports(&self, i: usize) -> Supports {
+        match self.material[i].supports {
+            NONE => Supports::default(),
+            k => self.supports[k as usize],
+        }
+    }
+
+    /// What ball `i` rests against in this step, to be added to.
+    pub fn supports_mut(&mut self, i: usize) -> &mut Supports {
+        let place = &mut self.material[i].supports;
+        if *place == NONE {
+            *place = self.supports.len() as u32;
+            self.supports.push(Supports::default());
+        }
+        &mut self.supports[*place as usize]
+    }
+
+    /// The ball as the response sees it, under gravity along `down` (unit, or zero).
+    pub fn response_body(&self, i: usize, down: Vec3) -> Body {
+        let material = &self.material[i];
+        // A sleeping ball holds in resting contacts; a busy one holds downwards, and a very
+        // busy one, or a busy one without gravity, every way
+        let hits = material.resting_hits;
+        let frozen = if self.rest[i].asleep()
+            || hits >= FREEZE_ALWAYS_AFTER
+            || (hits >= FREEZE_AFTER && down == Vec3::ZERO)
+        {
+            Frozen::Always
+        } else if hits >= FREEZE_AFTER {
+            Frozen::Downward(down)
+        } else {
+            Frozen::No
+        };
+        Body {
+            velocity: self.body[i].velocity,
+            inverse_mass: material.inverse_mass,
+            supports: self.supports(i),
+            frozen,
+        }
+    }
+
+    /// The box of the ball's path from `now` to `t_end`.
+    #[inline]
+    pub fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
+        let b = &self.body[i];
+        let from = b.position_at(now);
+        Aabb::of_path(from, from + b.velocity * (t_end - now), b.radius)
+    }
+
+    #[inline]
+    pub fn advance(&mut self, i: usize, now: Real) {
+        let b = &mut self.body[i];
+        b.position = b.position_at(now);
+        b.clock = now;
+    }
+
+    pub fn kinetic_energy(&self) -> Real {
+        self.body
+            .iter()
+            .zip(&self.material)
+            .map(|(b, m)| 0.5 * b.velocity.length_squared() / m.inverse_mass)
+            .sum()
+    }
+
+    pub fn momentum(&self) -> Vec3 {
+        self.body
+            .iter()
+            .zip(&self.material)
+            .map(|(b, m)| b.velocity / m.inverse_mass)
+            .sum()
+    }
+}
+
+/// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`, in place: cycle by
+/// cycle, with `done` as scratch (a bit per item).
+pub(super) fn permute<T: Copy>(items: &mut [T], order: &[u32], done: &mut Vec<u64>) {
+    let n = items.len();
+    done.clear();
+    done.resize(n.div_ceil(64), 0);
+    for start in 0..n {
+        if done[start / 64] & (1 << (start % 64)) != 0 {
+            continue;
+        }
+        let first = items[start];
+        let mut k = start;
+        loop {
+            done[k / 64] |= 1 << (k % 64);
+            let from = order[k] as usize;
+            if from == start {
+                items[k] = first;
+                break;
+            }
+            items[k] = items[from];
+            k = from;
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! The static shapes of a step: planes, cylinders and convex polygons, read from the world.
+
+use hecs::{Entity, World};
+
+use super::broadphase::Aabb;
+use super::components::Restitution;
+use super::config::StepError;
+use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
+use crate::math::{Real, Vec3, positive};
+use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};
+
+/// A static shape as the stepper keeps it.
+#[derive(Clone, Debug)]
+pub(super) enum StaticShape {
+    Plane(Plane),
+    Cylinder(Cylinder),
+    Polygon(ConvexPolygon),
+}
+
+impl StaticShape {
+    pub fn kind(&self) -> PairKind {
+        match self {
+            Self::Plane(_) => PairKind::BallPlane,
+            Self::Cylinder(_) => PairKind::BallCylinder,
+            Self::Polygon(_) => PairKind::BallPolygon,
+        }
+    }
+
+    pub fn proximity(&self, ball: &Ball) -> Proximity {
+        match self {
+            Self::Plane(s) => s.proximity(ball),
+            Self::Cylinder(s) => s.proximity(ball),
+            Self::Polygon(s) => s.proximity(ball),
+        }
+    }
+
+    pub fn toi<S: ToiStrategy + ?Sized>(
+        &self,
+        strategy: &S,
+        ball: &MovingBall,
+        t_max: Real,
+    ) -> Toi {
+        match self {
+            Self::Plane(s) => strategy.ball_plane(ball, s, t_max),
+            Self::Cylinder(s) => strategy.ball_cylinder(ball, s, t_max),
+            Self::Polygon(s) => strategy.ball_polygon(ball, s, t_max),
+        }
+    }
+
+    /// True when no ball inside `aabb` can touch the shape: the box lies wholly in front of a
+    /// plane, by more than rounding. Always false for other shapes.
+    #[inline]
+    pub fn misses_box(&self, aabb: &Aabb) -> bool {
+        let Self::Plane(plane) = self else {
+            return false;
+        };
+        // The corner deepest along the normal
+        let n = plane.normal;
+        let corner = Vec3::select(n.cmpgt(Vec3::ZERO), aabb.min, aabb.max);
+        let margin = 1e-9 * (1.0 + corner.abs().max_element());
+        plane.signed_distance(corner) > margin
+    }
+
+    /// The box of a finite shape; `None` for planes and infinite cylinders.
+    pub fn aabb(&self) -> Option<Aabb> {
+        match self {
+            Self::Plane(_) | Self::Cylinder(Cylinder::Infinite(_)) => None,
+            Self::Cylinder(Cylinder::Capped(c)) => Some(Aabb::of_path(c.a, c.b, c.radius)),
+            Self::Polygon(p) => {
+                let (min, max) = p.vertices().iter().fold(
+                    (Vec3::splat(Real::INFINITY), Vec3::splat(Real::NEG_INFINITY)),
+                    |(lo, hi), v| (lo.min(*v), hi.max(*v)),
+                );
+                Some(Aabb { min, max })
+            }
+        }
+    }
+
+    /// The signed distance from `point` to the surface (negative inside), and whether a ball
+    /// centred there has its centre behind a plane or inside a cylinder.
+    #[inline]
+    pub fn gap(&self, point: Vec3) -> (Real, bool) {
+        match self {
+            Self::Plane(s) => {
+                let gap = s.signed_distance(point);
+                (gap, gap < 0.0)
+            }
+            Self::Cylinder(Cylinder::Infinite(s)) => {
+                let gap = s.signed_distance(point);
+                (gap, gap < 0.0)
+            }
+            Self::Cylinder(s) => {
+                let gap = s.point_proximity(point).distance;
+                (gap, gap < 0.0)
+            }
+            Self::Polygon(s) => (s.point_proximity(point).distance, false),
+        }
+    }
+}
+
+/// A static shape of the world, with its entity and restitution.
+#[derive(Clone, Debug)]
+pub(super) struct Static {
+    pub entity: Entity,
+    pub shape: StaticShape,
+    pub restitution: Real,
+    /// Tested against every ball rather than registered in the spatial hash.
+    pub everywhere: bool,
+}
+
+/// Read the static shapes of `world` into `statics`, checking their values.
+pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(), StepError> {
+    statics.clear();
+    let restitution = |e: Option<&Restitution>| e.map_or(1.0, |e| e.0);
+    for (entity, plane, e) in world.query_mut::<(Entity, &Plane, Option<&Restitution>)>() {
+        if !(plane.point.is_finite() && plane.normal.is_finite() && plane.normal.is_normalized()) {
+            return Err(StepError::InvalidStatic {
+                entity,
+                reason: "plane needs a finite point and a unit normal (use Plane::new)",
+            });
+        }
+        statics.push(Static {
+            entity,
+            shape: StaticShape::Plane(*plane),
+            restitution: restitution(e),
+            everywhere: false,
+        });
+    }
+    for (entity, cylinder, e) in world.query_mut::<(Entity, &Cylinder, Option<&Restitution>)>() {
+        let valid = match cylinder {
+            Cylinder::Capped(c) => {
+                c.a.is_finite() && c.b.is_finite() && c.a != c.b && positive(c.radius)
+            }
+            Cylinder::Infinite(c) => {
+                c.point.is_finite() && c.axis.is_normalized() && positive(c.radius)
+            }
+        };
+        if !valid {
+            return Err(StepError::InvalidStatic {
+                entity,
+                reason: "cylinder needs finite ends or a unit axis, and a radius > 0 \
+                         (use CappedCylinder::new or InfiniteCylinder::new)",
+            });
+        }
+        statics.push(Static {
+            entity,
+            shape: StaticShape::Cylinder(*cylinder),
+            restitution: restitution(e),
+            everywhere: false,
+        });
+    }
+    for (entity, polygon, e) in world.query_mut::<(Entity, &ConvexPolygon, Option<&Restitution>)>()
+    {
+        statics.push(Static {
+            entity,
+            shape: StaticShape::Polygon(polygon.clone()),
+            restitution: restitution(e),
+            everywhere: false,
+        });
+    }
+    if let Some(s) = statics
+        .iter()
+        .find(|s| !(0.0..=1.0).contains(&s.restitution))
+    {
+        return Err(StepError::InvalidStatic {
+            entity: s.entity,
+            reason: "restitution must be a number from 0 to 1",
+        });
+    }
+    Ok(())
+}
