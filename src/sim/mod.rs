@@ -16,6 +16,7 @@ mod components;
 mod config;
 mod events;
 mod fixed_step;
+mod measure;
 mod response;
 pub mod sleep;
 mod statics;

@@ -65,7 +65,7 @@ use super::config::{MAX_LENGTH, StepConfig, StepError};
 use super::events::{CollisionEvent, StepReport, StepStats};
 use super::response::{Body, Frozen, Supports, approach_speed, resolve};
 use super::sleep::{Islands, Rest};
-use super::statics::{self, Static, StaticShape};
+use super::statics::{self, Static};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3, positive};
 use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};
@@ -259,7 +259,13 @@ impl Stepper {
             return Err(error);
         }
         self.settle(dt);
-        self.measure();
+        self.report.stats.measure(
+            &self.balls,
+            &self.statics,
+            &self.everywhere,
+            &self.pairs,
+            &mut self.escaped,
+        );
         self.scatter(world);
         Ok(&self.report)
     }
@@ -1020,43 +1026,6 @@ impl Stepper {
             self.register(k, now, t_end);
             self.predict(k, now, t_end, strategy, false);
         }
-    }
-
-    /// Measure the end state: overlaps, escapes, energy and momentum.
-    fn measure(&mut self) {
-        let balls = &self.balls;
-        let ball = |i: usize| balls.ball(i);
-        let mut deepest: Real = 0.0;
-        let escaped = &mut self.escaped;
-        escaped.clear();
-        escaped.resize(balls.len(), false);
-        for &k in &self.everywhere {
-            let shape = &self.statics[k as usize].shape;
-            for (body, escaped) in balls.body.iter().zip(escaped.iter_mut()) {
-                let (gap, holds_centre) = shape.gap(body.position);
-                *escaped |= holds_centre;
-                deepest = deepest.max(body.radius - gap);
-            }
-        }
-        let mut against_static = |i: usize, shape: &StaticShape| {
-            let b = ball(i);
-            let (gap, holds_centre) = shape.gap(b.center);
-            escaped[i] |= holds_centre;
-            (b.radius - gap).max(0.0)
-        };
-        for &(i, other) in &self.pairs {
-            let i = i as usize;
-            let depth = match other {
-                Other::Static(k) => against_static(i, &self.statics[k as usize].shape),
-                Other::Ball(j) => ball(j as usize).proximity(&ball(i)).depth(),
-            };
-            deepest = deepest.max(depth);
-        }
-        let stats = &mut self.report.stats;
-        stats.max_penetration = deepest;
-        stats.escaped = self.escaped.iter().filter(|&&e| e).count() as u64;
-        stats.kinetic_energy = self.balls.kinetic_energy();
-        stats.momentum = self.balls.momentum().to_array();
     }
 
     /// Count the balls of each sleeping island into `island_size`, per ball.
