@@ -10,7 +10,6 @@
 //! peak memory is its own and engines do not warm each other's caches or allocators.
 
 use std::fmt;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rapier3d_f64::prelude::{
@@ -21,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use toibox::scene::{Scene, gas_box_side};
 use toibox::{Position, Strategy, Vec3};
 
+use crate::child;
 use crate::memory::Memory;
 use crate::table::Table;
 
@@ -374,20 +374,17 @@ pub fn run_all(
 
 /// Run one engine in a child process of this program and read its figures.
 fn run_child(engine: Engine, config: &GasConfig) -> Result<EngineResult, String> {
-    let program = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    let output = Command::new(&program)
-        .args(["engine", engine.cli_name()])
-        .args(["--balls", &config.balls.to_string()])
-        .args(["--steps", &config.steps.to_string()])
-        .args(["--speed", &config.speed.to_string()])
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| format!("cannot run {engine}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("{engine} failed: {}", output.status));
-    }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("{engine} answered what is not its figures: {e}"))
+    let args = [
+        "engine".to_owned(),
+        engine.cli_name().to_owned(),
+        "--balls".to_owned(),
+        config.balls.to_string(),
+        "--steps".to_owned(),
+        config.steps.to_string(),
+        "--speed".to_owned(),
+        config.speed.to_string(),
+    ];
+    child::run(&engine.to_string(), &args)
 }
 
 /// Return the figures as an aligned table.
