@@ -6,12 +6,38 @@
 
 use hecs::Entity;
 
-use super::broadphase::{Aabb, NONE};
 use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports};
 use super::sleep::Rest;
 use crate::geometry::Ball;
 use crate::math::{Real, Vec3};
 use crate::toi::MovingBall;
+
+/// No entry.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// An axis-aligned box.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// Return the box of a ball of `radius` moving from `a` to `b`.
+    #[inline]
+    pub fn of_path(a: Vec3, b: Vec3, radius: Real) -> Self {
+        Self {
+            min: a.min(b) - Vec3::splat(radius),
+            max: a.max(b) + Vec3::splat(radius),
+        }
+    }
+
+    /// Return true when the two boxes share a point.
+    #[inline]
+    pub fn overlaps(&self, other: &Self) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+}
 
 /// What the broad phase and the queries read of a ball: one cache line.
 #[derive(Clone, Copy, Debug)]
@@ -57,10 +83,6 @@ pub(super) struct Balls {
     /// Sleep state: clocks, islands, what woke.
     pub rest: Vec<Rest>,
     pub start: Vec<Vec3>,
-    /// The registered buckets: a range of the bucket pool.
-    pub buckets: Vec<(u32, u32)>,
-    /// The registered path covers too many cells: tested against every ball.
-    pub roaming: Vec<bool>,
     /// The supports of the balls that have any in this step.
     pub supports: Vec<Supports>,
 }
@@ -73,8 +95,6 @@ impl Balls {
         self.counter.clear();
         self.rest.clear();
         self.start.clear();
-        self.buckets.clear();
-        self.roaming.clear();
         self.supports.clear();
     }
 

@@ -28,7 +28,7 @@ pub struct StepConfig {
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     /// Past it, contacts stop the balls that reach them for the rest of the step instead of
-    /// being resolved (see the [module docs](self)): nothing passes through anything.
+    /// being resolved (see [`Stepper`](super::Stepper)): nothing passes through anything.
     pub max_events_per_step: Option<usize>,
     /// When still balls fall asleep; `None` keeps every ball awake. Default
     /// [`SleepConfig::default`].

@@ -1,7 +1,7 @@
 //! Measuring the end of a step: overlaps, escapes, energy and momentum.
 
 use super::bodies::Balls;
-use super::broadphase::Other;
+use super::calendar::Other;
 use super::events::StepStats;
 use super::statics::Static;
 use crate::geometry::Shape;

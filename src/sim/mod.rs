@@ -9,7 +9,6 @@
 //! wide with a time unit of one frame; a gas box is 2 metres wide with seconds).
 
 mod bodies;
-mod broadphase;
 mod calendar;
 mod change;
 mod components;
@@ -17,6 +16,7 @@ mod config;
 mod events;
 mod fixed_step;
 mod measure;
+mod neighbours;
 mod response;
 pub mod sleep;
 mod statics;

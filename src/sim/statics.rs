@@ -2,7 +2,7 @@
 
 use hecs::{Entity, World};
 
-use super::broadphase::Aabb;
+use super::bodies::Aabb;
 use super::components::Restitution;
 use super::config::StepError;
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};

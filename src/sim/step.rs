@@ -5,16 +5,20 @@
 //! 2. Gravity: `v += g dt` for every ball, once per step (NeHe's order: paths are straight
 //!    lines within a step; a ball thrown sideways moves on a polyline of straight steps, not on
 //!    a parabola).
-//! 3. Broad phase: each ball's swept path over the step goes into a spatial hash.
-//! 4. Predict: every candidate pair gets a time-of-impact query; hits go into a min-heap of
-//!    events, each tagged with the collision counters of its balls.
+//! 3. Neighbourhoods: each ball is listed in the cell of a grid sized to the balls that holds
+//!    its centre (see `neighbours`).
+//! 4. Predict: each ball asks about the balls and statics in the cells around its own; hits
+//!    go into the calendar, each tagged with the collision counters of its balls, and so does
+//!    each ball's crossing out of its cell.
 //! 5. Resolve: pop the earliest event, drop it if a counter has moved on (the ball has collided
-//!    since it was predicted), advance just those balls to its time (each ball keeps its own
-//!    clock), apply the impulse, and predict again for those balls only. Repeat until the heap
-//!    is empty or the cap on events is reached.
+//!    since it was predicted). A crossing moves the ball to the next cell and asks about what
+//!    came within reach. A contact advances just its balls to its time (each ball keeps its
+//!    own clock), applies the impulse, and predicts again for those balls only. Repeat until
+//!    the calendar is empty.
 //! 6. Finish: advance every ball to the end of the step, measure, and write back.
 //!
-//! The cost of a step grows with balls plus collisions, not with balls squared.
+//! The cost of a step grows with balls plus collisions and cell crossings, not with balls
+//! squared, and the work per collision does not grow with speed.
 //!
 //! Bad input: a step with a bad `dt`, a ball or shape with a value the stepper cannot use
 //! (not finite, a radius or mass not above zero, a restitution outside 0 to 1), or a ball out
@@ -50,31 +54,26 @@
 //! of the step's time; energy and momentum are untouched. [`StepStats::events_cap_hits`] counts
 //! the contacts held and [`StepStats::stopped`] the balls that stopped.
 
+use std::cmp::Ordering;
 use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
-use super::bodies::{BallBody, BallMaterial, Balls, permute};
-use super::broadphase::{Aabb, NONE, Other, SpatialHash};
-use super::calendar::{Calendar, Event};
+use super::bodies::{BallBody, BallMaterial, Balls, NONE, permute};
+use super::calendar::{Calendar, Happening, Other};
 use super::change;
 use super::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
 use super::config::{MAX_LENGTH, StepConfig, StepError};
 use super::events::{CollisionEvent, StepReport, StepStats};
+use super::neighbours::{Around, Neighbours, SMALL_WORLD};
 use super::response::{Body, Frozen, Supports, approach_speed, resolve};
 use super::sleep::{Islands, Rest};
 use super::statics::{self, Static};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3, positive};
 use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};
-
-/// Most cells a ball's path may cover before it is tested against every ball instead.
-const BALL_CELL_LIMIT: usize = 4096;
-
-/// Most cells a finite static shape may cover before it is tested against every ball instead.
-const STATIC_CELL_LIMIT: usize = 4096;
 
 /// Collisions of one ball in one step after which, in a step without a rest speed (no gravity
 /// by default), its contacts in that step are elastic: the TC model of inelastic collapse
@@ -85,10 +84,6 @@ const STATIC_CELL_LIMIT: usize = 4096;
 /// With a rest speed, resting contacts end such sequences instead.
 const ELASTIC_AFTER: u32 = 64;
 
-/// Worlds of at most this many balls put everything in one cell: testing every pair's boxes
-/// costs less than hashing paths into small cells.
-const SMALL_WORLD: usize = 32;
-
 /// Steps a [`World`] of balls and static shapes.
 ///
 /// The stepper owns no simulation state: every step reads the world and writes it back, so a
@@ -97,6 +92,13 @@ const SMALL_WORLD: usize = 32;
 /// Sleep state lives in each ball's [`Sleep`] component, with fingerprints that wake a sleeper
 /// when the user edits it, what it rests on, or the configuration (see
 /// [`sleep`](super::sleep)).
+///
+/// A budget of resolved collisions ([`StepConfig::max_events_per_step`]) bounds the work of a
+/// step without letting anything pass through anything: once it is spent, each later contact
+/// stops its moving balls where they touch, for the rest of the step. They keep their
+/// velocities, so the next step resolves those contacts at its start; energy and momentum are
+/// untouched. [`StepStats::events_cap_hits`] counts the contacts held and
+/// [`StepStats::stopped`] the balls that lost time.
 ///
 /// ```
 /// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
@@ -122,15 +124,14 @@ pub struct Stepper {
     report: StepReport,
     balls: Balls,
     statics: Vec<Static>,
-    /// Statics tested against every ball (planes, infinite cylinders, huge shapes).
-    everywhere: Vec<u32>,
-    roaming: Vec<u32>,
-    hash: SpatialHash,
-    bucket_pool: Vec<u32>,
+    neighbours: Neighbours,
     calendar: Calendar,
-    seen_ball: Vec<u32>,
-    seen_static: Vec<u32>,
-    stamp: u32,
+    /// Per ball, when in the step it last changed course (a count of changes; 0: not since the
+    /// step began). Decides which ball of a pair asks.
+    changed: Vec<u32>,
+    changes: u32,
+    /// Per ball, its path over the step is longer than a cell of the memory order, or roams.
+    long: Vec<bool>,
     /// Scratch list of candidates.
     found: Vec<Other>,
     /// The balls in memory order: gathered index of each.
@@ -147,12 +148,6 @@ pub struct Stepper {
     islands: Islands,
     /// Balls without a [`Sleep`] component, to be given one.
     sleepless: Vec<(Entity, Sleep)>,
-    /// Per ball, its path is longer than a cell, or roams: searched ball by ball.
-    long: Vec<bool>,
-    /// Per static, its box (empty for those tested everywhere).
-    static_boxes: Vec<Aabb>,
-    /// The pairs of the first predictions.
-    first_pairs: Vec<(u32, Other)>,
     /// Per ball, scratch: its Z-order key, then its place in memory.
     keys: Vec<u64>,
     /// Scratch of `permute`.
@@ -239,10 +234,20 @@ impl Stepper {
         let mut resolved = 0usize;
         self.stopped.clear();
         while let Some(event) = self.calendar.pop_current(&self.balls.counter) {
-            if resolved >= cap {
-                self.hold(event, dt, strategy);
-            } else if self.resolve(event, dt, strategy) {
-                resolved += 1;
+            let (i, now) = (event.a as usize, event.time);
+            match event.happening() {
+                Happening::Crossing { grid, axis, step } => {
+                    let (g, axis, step) = (grid as usize, axis as usize, i64::from(step));
+                    self.cross(i, g, axis, step, now, dt, strategy);
+                }
+                Happening::Contact(other) if resolved >= cap => {
+                    self.hold(i, other, now, dt, strategy);
+                }
+                Happening::Contact(other) => {
+                    if self.resolve(i, other, now, dt, strategy) {
+                        resolved += 1;
+                    }
+                }
             }
         }
 
@@ -262,7 +267,7 @@ impl Stepper {
         self.report.stats.measure(
             &self.balls,
             &self.statics,
-            &self.everywhere,
+            &self.neighbours.everywhere,
             &self.pairs,
             &mut self.escaped,
         );
@@ -474,66 +479,31 @@ impl Stepper {
         }
     }
 
-    /// Size the spatial hash for this step and register every path and finite static.
+    /// Size the grids for this step, order the balls along them, and list balls and statics.
     fn build_broadphase(&mut self, dt: Real) {
-        let n = self.balls.len();
-        let reach: Real = (0..n)
-            .map(|i| 2.0 * self.balls.body[i].radius + self.balls.body[i].velocity.length() * dt)
-            .sum::<Real>()
-            / n.max(1) as Real;
-        // Cells 1.5 times the mean path box: fewer cells per path (about 4.6 instead of 8), at
-        // the price of more entries per cell. Measured best between 1.4 and 2 on elastic gases.
-        let cell = if n <= SMALL_WORLD {
-            None
-        } else if reach.is_finite() && reach > 0.0 {
-            Some(1.5 * reach)
-        } else {
-            Some(1.0)
-        };
-        // About two buckets per registration: a ball's short path covers a few cells, and a
-        // small world scans few empty buckets
-        self.hash.reset(cell, 2 * n + 8 * self.statics.len());
+        self.neighbours.plan(&self.balls.body, dt);
         self.sort_spatially();
-        self.bucket_pool.clear();
+        self.neighbours
+            .list(&self.balls.body, &mut self.statics, dt);
         self.pairs.clear();
-        self.roaming.clear();
-        self.everywhere.clear();
-        self.seen_ball.clear();
-        self.seen_ball.resize(n, 0);
-        self.seen_static.clear();
-        self.seen_static.resize(self.statics.len(), 0);
-        self.stamp = 0;
-
-        for k in 0..self.statics.len() {
-            let start = self.bucket_pool.len();
-            let registered = self.statics[k].shape.aabb().and_then(|aabb| {
-                self.hash
-                    .box_buckets(&aabb, STATIC_CELL_LIMIT, &mut self.bucket_pool)
-            });
-            if registered.is_some() {
-                for &bucket in &self.bucket_pool[start..] {
-                    self.hash.insert(bucket, Other::Static(k as u32), 0);
-                }
-                self.bucket_pool.truncate(start);
-            } else {
-                self.everywhere.push(k as u32);
-                self.statics[k].everywhere = true;
-            }
-        }
-
-        let balls = &mut self.balls;
-        balls.buckets.resize(n, (0, 0));
-        balls.roaming.resize(n, false);
+        let n = self.balls.len();
+        self.changed.clear();
+        self.changed.resize(n, 0);
+        self.changes = 0;
+        self.long.clear();
         for i in 0..n {
-            self.register(i, 0.0, dt);
+            let body = &self.balls.body[i];
+            let asleep = self.balls.rest[i].asleep();
+            let long = self.neighbours.roams(i)
+                || (!asleep && self.neighbours.outruns_order_cell(body, dt));
+            self.long.push(long);
         }
-        self.hash
-            .finish_bulk(&self.balls.buckets, &self.bucket_pool);
     }
 
     /// Reorder the balls along a Z-order curve of their cells, so that neighbours in space are
-    /// neighbours in memory (a small world keeps the world's order). The key includes the gathered index, so the order is the same
-    /// whatever order the sort starts from (last step's, which makes it nearly sorted already).
+    /// neighbours in memory (a small world keeps the world's order). The key includes the
+    /// gathered index, so the order is the same whatever order the sort starts from (last
+    /// step's, which makes it nearly sorted already).
     fn sort_spatially(&mut self) {
         let n = self.balls.len();
         if self.order.len() != n || n <= SMALL_WORLD {
@@ -546,7 +516,12 @@ impl Stepper {
         }
         let mut keys = std::mem::take(&mut self.keys);
         keys.clear();
-        keys.extend((0..n).map(|w| self.hash.z_order(self.balls.body[w].position)));
+        keys.extend(
+            self.balls
+                .body
+                .iter()
+                .map(|body| self.neighbours.z_order(body)),
+        );
         self.order.sort_by_key(|&w| (keys[w as usize], w));
         self.keys = keys;
         let order = &self.order;
@@ -559,102 +534,10 @@ impl Stepper {
         permute(&mut balls.start, order, done);
     }
 
-    /// Register ball `i`'s path from `now` to `t_end` in the spatial hash.
-    fn register(&mut self, i: usize, now: Real, t_end: Real) {
-        let balls = &mut self.balls;
-        let from = balls.body[i].position + balls.body[i].velocity * (now - balls.body[i].clock);
-        let to = from + balls.body[i].velocity * (t_end - now);
-        let radius = balls.body[i].radius;
-        let start = self.bucket_pool.len();
-        match self
-            .hash
-            .path_buckets(from, to, radius, BALL_CELL_LIMIT, &mut self.bucket_pool)
-        {
-            Some(_) => {
-                balls.roaming[i] = false;
-                if !self.hash.is_bulk_open() {
-                    for &bucket in &self.bucket_pool[start..] {
-                        self.hash
-                            .insert(bucket, Other::Ball(i as u32), balls.counter[i]);
-                    }
-                }
-                balls.buckets[i] = (start as u32, (self.bucket_pool.len() - start) as u32);
-            }
-            None => {
-                balls.roaming[i] = true;
-                balls.buckets[i] = (start as u32, 0);
-                self.roaming.push(i as u32);
-            }
-        }
-    }
-
-    /// Call `visit(other)` once for every ball or static that ball `i`'s registered path may
-    /// reach.
-    fn candidates(&mut self, i: usize, mut visit: impl FnMut(&mut Self, Other)) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.seen_ball.fill(0);
-            self.seen_static.fill(0);
-            self.stamp = 1;
-        }
-        let stamp = self.stamp;
-        let mut found = std::mem::take(&mut self.found);
-        found.clear();
-        let everything = self.balls.roaming[i];
-        if everything {
-            found.extend(
-                (0..self.balls.len() as u32)
-                    .filter(|&j| j as usize != i)
-                    .map(Other::Ball),
-            );
-            found.extend((0..self.statics.len() as u32).map(Other::Static));
-        } else {
-            let (start, len) = self.balls.buckets[i];
-            for &bucket in &self.bucket_pool[start as usize..(start + len) as usize] {
-                self.hash.for_each(bucket, |item, entry_stamp| match item {
-                    Other::Static(k) => {
-                        if self.seen_static[k as usize] != stamp {
-                            self.seen_static[k as usize] = stamp;
-                            found.push(item);
-                        }
-                        true
-                    }
-                    Other::Ball(j) => {
-                        let j = j as usize;
-                        if entry_stamp != self.balls.counter[j] {
-                            return false;
-                        }
-                        // Itself, or seen
-                        if j != i && self.seen_ball[j] != stamp {
-                            self.seen_ball[j] = stamp;
-                            found.push(item);
-                        }
-                        true
-                    }
-                });
-            }
-            for &j in &self.roaming {
-                let j = j as usize;
-                if self.balls.roaming[j] && j != i && self.seen_ball[j] != stamp {
-                    self.seen_ball[j] = stamp;
-                    found.push(Other::Ball(j as u32));
-                }
-            }
-            for &k in &self.everywhere {
-                if self.seen_static[k as usize] != stamp {
-                    self.seen_static[k as usize] = stamp;
-                    found.push(Other::Static(k));
-                }
-            }
-        }
-        for &other in &found {
-            visit(self, other);
-        }
-        self.found = found;
-    }
-
-    /// Predict ball `i`'s contacts from `now` to `t_end`. On the first pass (`first`), each
-    /// pair of balls is asked once, by its lower index.
+    /// Predict ball `i`'s contacts from `now` to `t_end` with everything near it but `except`
+    /// (which predicts next), and its cell crossings. In the first predictions of a step
+    /// (`first`) each pair is asked once; after a change of course, `i` is the ball that
+    /// changed last.
     fn predict<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
@@ -662,186 +545,196 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
         first: bool,
+        except: Option<usize>,
     ) {
-        let me = self.balls.moving(i, now);
+        if !first {
+            self.changes += 1;
+            self.changed[i] = self.changes;
+        }
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        if self.neighbours.roams(i) {
+            found.extend(
+                (0..self.balls.len() as u32)
+                    .filter(|&j| j as usize != i)
+                    .map(Other::Ball),
+            );
+            found.extend((0..self.statics.len() as u32).map(Other::Static));
+        } else {
+            for g in self.neighbours.grids_of(i) {
+                self.neighbours
+                    .for_each(i, g, Around::All, |other| found.push(other));
+            }
+            found.extend(self.neighbours.roaming.iter().map(|&j| Other::Ball(j)));
+            found.extend(self.neighbours.everywhere.iter().map(|&k| Other::Static(k)));
+        }
+        self.ask_all(i, &mut found, now, t_end, strategy, first, except);
+        self.found = found;
+        for g in self.neighbours.grids_of(i) {
+            self.schedule_crossing(i, g, now, t_end);
+        }
+    }
+
+    /// Ask about each of `found` for ball `i` from `now` to `t_end`, in order (balls, then
+    /// statics, by index), but for what its path box cannot reach, for `except` (which asks in
+    /// turn), and in the first predictions (`first`) for the pairs the other ball asks. The
+    /// order is fixed because resting contacts keep the first touches they meet.
+    #[allow(clippy::too_many_arguments)]
+    fn ask_all<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        found: &mut [Other],
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+        first: bool,
+        except: Option<usize>,
+    ) {
+        found.sort_unstable();
         let my_box = self.balls.path_box(i, now, t_end);
-        self.candidates(i, |this, other| {
+        for &other in found.iter() {
             let skip = match other {
                 Other::Static(k) => {
-                    let s = &this.statics[k as usize];
+                    let s = &self.statics[k as usize];
                     s.everywhere && s.shape.misses_box(&my_box)
                 }
                 Other::Ball(j) => {
                     let j = j as usize;
-                    let asked_by_j = first && !this.asks_first(i, j);
-                    asked_by_j || !my_box.overlaps(&this.balls.path_box(j, now, t_end))
+                    (first && self.asker(i, j) != i)
+                        || except == Some(j)
+                        || !my_box.overlaps(&self.balls.path_box(j, now, t_end))
                 }
             };
             if !skip {
-                this.ask(i, other, &me, now, t_end, strategy);
+                self.ask(i, other, now, t_end, strategy);
             }
-        });
+        }
     }
 
-    /// Ask `strategy` when ball `i` (as `me`, moving from `now`) meets `other` before `t_end`,
-    /// and schedule what it finds. The one place a query is made.
+    /// Ask `strategy` when ball `i` meets `other` before `t_end`, and schedule what it finds at
+    /// `now` or later. The one place a query is made.
+    ///
+    /// The query starts where the later of the two balls last changed course (its clock), not
+    /// at `now`: a prediction depends on the two paths only, never on when it was asked, so
+    /// asking again (a crossing, a fresh stepper) gives the same bits.
     fn ask<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
         other: Other,
-        me: &MovingBall,
         now: Real,
         t_end: Real,
         strategy: &S,
     ) {
-        let t_max = t_end - now;
-        let toi = match other {
+        let (toi, from, me) = match other {
             Other::Static(k) => {
+                let from = self.balls.body[i].clock;
+                let me = self.balls.moving(i, from);
                 let s = &self.statics[k as usize];
                 // Statics tested everywhere are measured against every ball anyway
                 if !s.everywhere {
                     self.pairs.push((i as u32, other));
                 }
-                s.shape.toi(strategy, me, t_max)
+                (s.shape.toi(strategy, &me, t_end - from), from, me)
             }
             Other::Ball(j) => {
-                self.pairs.push((i as u32, other));
-                strategy.ball_ball(me, &self.balls.moving(j as usize, now), t_max)
+                let j = j as usize;
+                let (a, b) = match self.asker(i, j) {
+                    k if k == i => (i, j),
+                    _ => (j, i),
+                };
+                let from = self.balls.body[a].clock.max(self.balls.body[b].clock);
+                let me = self.balls.moving(a, from);
+                self.pairs.push((a as u32, Other::Ball(b as u32)));
+                let toi = strategy.ball_ball(&me, &self.balls.moving(b, from), t_end - from);
+                self.report.stats.toi_queries += 1;
+                self.schedule(a, Other::Ball(b as u32), from, now, t_end, &me, toi);
+                return;
             }
         };
         self.report.stats.toi_queries += 1;
-        self.schedule(i, other, now, t_end, me, toi);
+        self.schedule(i, other, from, now, t_end, &me, toi);
     }
 
-    /// The first predictions of the step, every pair asked once.
-    ///
-    /// Pairs of short paths (no longer than a cell, so registered in exactly the cells of their
-    /// box) are found bucket by bucket: a pair whose boxes overlap is asked in the bucket of
-    /// the cell holding the lowest corner of the boxes' overlap, which both registered, and
-    /// nowhere else. That reads each bucket once, in order, instead of every ball's buckets
-    /// with a deduplication. Long and roaming paths search their candidates as after a
-    /// collision. Statics tested everywhere are asked by every short path directly.
+    /// The first predictions of the step: every ball awake asks about what is near it, each
+    /// pair once.
     fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
-        let n = self.balls.len();
-        self.long.clear();
-        for i in 0..n {
-            let b = &self.balls.body[i];
-            let to = b.position + b.velocity * dt;
-            let asleep = self.balls.rest[i].asleep();
-            self.long
-                .push(self.balls.roaming[i] || (!asleep && self.hash.pieces(b.position, to) > 1));
-        }
-        self.static_boxes.clear();
-        self.static_boxes.extend(
-            self.statics
-                .iter()
-                .map(|s| s.shape.aabb().unwrap_or_default()),
-        );
-
-        let mut first = std::mem::take(&mut self.first_pairs);
-        first.clear();
-        let (balls, long) = (&self.balls, &self.long);
-        let boxes = |i: usize| {
-            let b = &balls.body[i];
-            Aabb::of_path(b.position, b.position + b.velocity * dt, b.radius)
-        };
-        let asleep = |i: usize| balls.rest[i].asleep();
-        for bucket in 0..self.hash.bucket_count() {
-            let entries = self.hash.bulk_entries(bucket);
-            for (p, &x) in entries.iter().enumerate() {
-                for &y in &entries[p + 1..] {
-                    let (x, y) = (Other::unpack(x), Other::unpack(y));
-                    // A ball, and a ball or a static
-                    let (i, other) = match (x, y) {
-                        (Other::Ball(i), other) | (other, Other::Ball(i)) => (i as usize, other),
-                        _ => continue,
-                    };
-                    let (corner, pair) = match other {
-                        Other::Static(k) => {
-                            let k = k as usize;
-                            if long[i] || asleep(i) || !boxes(i).overlaps(&self.static_boxes[k]) {
-                                continue;
-                            }
-                            (
-                                boxes(i).min.max(self.static_boxes[k].min),
-                                (i as u32, other),
-                            )
-                        }
-                        Other::Ball(j) => {
-                            let j = j as usize;
-                            if long[i] || long[j] || (asleep(i) && asleep(j)) {
-                                continue;
-                            }
-                            if !boxes(i).overlaps(&boxes(j)) {
-                                continue;
-                            }
-                            // The awake one asks, or the lower index
-                            let pair = if asleep(i) || (!asleep(j) && j < i) {
-                                (j as u32, Other::Ball(i as u32))
-                            } else {
-                                (i as u32, other)
-                            };
-                            (boxes(i).min.max(boxes(j).min), pair)
-                        }
-                    };
-                    if self.hash.bucket_of(corner) as usize == bucket {
-                        first.push(pair);
-                    }
-                }
-            }
-        }
-        for &(a, other) in &first {
-            let me = self.balls.moving(a as usize, 0.0);
-            self.ask(a as usize, other, &me, 0.0, dt, strategy);
-        }
-        self.first_pairs = first;
-        for i in 0..n {
-            if self.long[i] || self.balls.rest[i].asleep() {
-                continue;
-            }
-            let me = self.balls.moving(i, 0.0);
-            let b = &self.balls.body[i];
-            let my_box = Aabb::of_path(b.position, b.position + b.velocity * dt, b.radius);
-            for e in 0..self.everywhere.len() {
-                let k = self.everywhere[e];
-                if !self.statics[k as usize].shape.misses_box(&my_box) {
-                    self.ask(i, Other::Static(k), &me, 0.0, dt, strategy);
-                }
-            }
-        }
-
-        for i in 0..n {
-            if self.long[i] {
-                self.predict(i, 0.0, dt, strategy, true);
+        for i in 0..self.balls.len() {
+            if !self.balls.rest[i].asleep() {
+                self.predict(i, 0.0, dt, strategy, true, None);
             }
         }
     }
 
-    /// In the first predictions, whether long path `i` asks about ball `j`: pairs of two short
-    /// paths are asked bucket by bucket, the others once each, by an awake long path if there
-    /// is one (the lower index of two), and never between two sleeping balls.
-    fn asks_first(&self, i: usize, j: usize) -> bool {
-        let (ai, aj) = (self.balls.rest[i].asleep(), self.balls.rest[j].asleep());
-        match (ai, aj) {
-            (true, true) => false,
-            (true, false) => !self.long[j],
-            (false, true) => true,
-            (false, false) => !self.long[j] || i < j,
+    /// Return which of balls `i` and `j` asks about their pair: the one that changed course
+    /// last in the step; of two that have not changed course since it began, the one awake,
+    /// then the one whose path is long (longer than a cell of the memory order, or roaming),
+    /// then the lower index. Events are ordered by their asker at equal times, so this rule
+    /// fixes the order in which simultaneous contacts are resolved, whoever met the pair first.
+    fn asker(&self, i: usize, j: usize) -> usize {
+        match self.changed[i].cmp(&self.changed[j]) {
+            Ordering::Greater => i,
+            Ordering::Less => j,
+            Ordering::Equal => {
+                let key = |k: usize| (self.balls.rest[k].asleep(), !self.long[k], k);
+                if key(i) < key(j) { i } else { j }
+            }
         }
     }
 
-    /// Push the event a query found, if it is one.
+    /// Schedule ball `i`'s next crossing out of its cell of grid `g`, if it happens before
+    /// `t_end`.
+    fn schedule_crossing(&mut self, i: usize, g: usize, now: Real, t_end: Real) {
+        let body = &self.balls.body[i];
+        if let Some((time, axis, step)) = self.neighbours.next_crossing(i, g, body, now, t_end) {
+            let happening = Happening::Crossing {
+                grid: g as u8,
+                axis: axis as u8,
+                step: step as i8,
+            };
+            self.calendar
+                .push(time, i as u32, happening, &self.balls.counter);
+        }
+    }
+
+    /// Move ball `i` into the next cell of grid `g` at `now`, ask about the balls and statics
+    /// that have come within reach, and schedule its next crossing.
+    #[allow(clippy::too_many_arguments)]
+    fn cross<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        g: usize,
+        axis: usize,
+        step: i64,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        self.neighbours.cross(i, g, axis, step);
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        self.neighbours
+            .for_each(i, g, Around::Slab { axis, step }, |other| found.push(other));
+        self.ask_all(i, &mut found, now, t_end, strategy, false, None);
+        self.found = found;
+        self.schedule_crossing(i, g, now, t_end);
+    }
+
+    /// Push the event a query from `from` found, if it is one, at `now` or later. A touch at
+    /// `from` before `now` was met when the pair was asked at `from`, and is not met again.
+    #[allow(clippy::too_many_arguments)]
     fn schedule(
         &mut self,
         i: usize,
         other: Other,
+        from: Real,
         now: Real,
         t_end: Real,
         me: &MovingBall,
         toi: Toi,
     ) {
         let time = match toi {
-            Toi::Hit(contact) => (now + contact.time).min(t_end),
+            Toi::Hit(contact) => (from + contact.time).clamp(now, t_end),
+            Toi::Overlapping(_) if from < now => return,
             Toi::Overlapping(contact) => {
                 // Touches are read only by resting contacts, which need a rest speed above zero
                 let rests = self.rest_speed > 0.0;
@@ -868,28 +761,33 @@ impl Stepper {
             }
             Toi::Miss => return,
         };
-        self.calendar
-            .push(time, i as u32, other, &self.balls.counter);
+        self.calendar.push(
+            time,
+            i as u32,
+            Happening::Contact(other),
+            &self.balls.counter,
+        );
     }
 
     /// Resolve one event; false when the pair turned out not to be approaching.
     fn resolve<S: ToiStrategy + ?Sized>(
         &mut self,
-        event: Event,
+        i: usize,
+        other: Other,
+        now: Real,
         t_end: Real,
         strategy: &S,
     ) -> bool {
-        let (i, now) = (event.a as usize, event.time);
         self.balls.advance(i, now);
         let ball = self.balls.ball(i);
         let down = self.config.gravity.normalize_or_zero();
         let me = self.balls.response_body(i, down);
 
-        let other_ball = match event.other() {
+        let other_ball = match other {
             Other::Ball(j) => Some(j as usize),
             Other::Static(_) => None,
         };
-        let (proximity, other, kind, entity, restitution) = match event.other() {
+        let (proximity, other, kind, entity, restitution) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
                 self.balls.advance(j, now);
@@ -970,9 +868,14 @@ impl Stepper {
                     let (wa, wb) = (me.inverse_mass, other.inverse_mass);
                     self.balls.body[i].position += n * (depth * wa / (wa + wb));
                     self.balls.body[j].position -= n * (depth * wb / (wa + wb));
+                    self.neighbours.relist(j, self.balls.body[j].position);
+                    self.neighbours.relist(i, self.balls.body[i].position);
                 }
             }
-            None if depth > 0.0 => self.balls.body[i].position += n * depth,
+            None if depth > 0.0 => {
+                self.balls.body[i].position += n * depth;
+                self.neighbours.relist(i, self.balls.body[i].position);
+            }
             None => {}
         }
 
@@ -987,11 +890,9 @@ impl Stepper {
             impulse: response.impulse,
         });
 
-        self.register(i, now, t_end);
-        self.predict(i, now, t_end, strategy, false);
+        self.predict(i, now, t_end, strategy, false, moved);
         if let Some(j) = moved {
-            self.register(j, now, t_end);
-            self.predict(j, now, t_end, strategy, false);
+            self.predict(j, now, t_end, strategy, false, None);
         }
         true
     }
@@ -999,18 +900,21 @@ impl Stepper {
     /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
     /// and stand still for the rest of the step, keeping their velocity for the next one.
     /// Still balls are predicted again, so balls heading for them stop against them in turn.
-    fn hold<S: ToiStrategy + ?Sized>(&mut self, event: Event, t_end: Real, strategy: &S) {
+    fn hold<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
         self.report.stats.events_cap_hits += 1;
-        let now = event.time;
-        let other = match event.other() {
+        let other = match other {
             Other::Ball(j) => Some(j as usize),
             Other::Static(_) => None,
         };
         let mut stopping = [None; 2];
-        for (slot, k) in stopping
-            .iter_mut()
-            .zip(std::iter::once(event.a as usize).chain(other))
-        {
+        for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
             self.balls.advance(k, now);
             let velocity = self.balls.body[k].velocity;
             // Already still
@@ -1022,9 +926,12 @@ impl Stepper {
             self.balls.counter[k] += 1;
             *slot = Some(k);
         }
-        for k in stopping.into_iter().flatten() {
-            self.register(k, now, t_end);
-            self.predict(k, now, t_end, strategy, false);
+        let [first, second] = stopping;
+        if let Some(k) = first {
+            self.predict(k, now, t_end, strategy, false, second);
+        }
+        if let Some(k) = second {
+            self.predict(k, now, t_end, strategy, false, None);
         }
     }
 

@@ -1,0 +1,497 @@
+//! Neighbourhoods: cells sized to the balls, each ball listed in the cell that holds it now.
+//!
+//! Two balls can touch only when their centres are closer than the sum of their radii. Space is
+//! cut into cubic cells at least that wide, so the balls a ball may touch are in the 27 cells
+//! around its own, whatever its speed. A ball is listed in the cell that holds its centre now;
+//! leaving it is an event of the calendar (a *crossing*), after which the ball asks about the
+//! nine cells that have just come within reach. A fast ball costs a crossing per cell it
+//! passes, and its queries are among near neighbours only, so the work per collision does not
+//! grow with speed or step length: the cell lists of event-driven molecular dynamics
+//! (Smallenburg, "Efficient event-driven simulations of hard spheres", Eur. Phys. J. E 45:22,
+//! 2022).
+//!
+//! Mixed sizes get a hierarchy of grids. Balls are banded by radius, each band at most twice
+//! the radius of the one below; a ball is listed in its own band's grid and in every coarser
+//! one, and a pair of balls of bands `a` and `b` is looked after in grid `max(a, b)`, whose
+//! cells are wide enough for both. In its own grid a ball looks at every ball listed; in a
+//! coarser grid only at the balls whose own grid that is. A small ball among large ones costs a
+//! few coarse neighbours, not a fine cell's worth of each large ball.
+//!
+//! The invariant: at every moment, each pair of balls in neighbouring cells of its grid has
+//! been asked about since either ball last changed course. A ball asks about all its neighbours
+//! when its course changes (the start of a step, a collision) and about the new ones when it
+//! crosses into a cell. A pair that touches at time `t` is in neighbouring cells at `t`, so
+//! its contact is predicted before it happens.
+//!
+//! Rounding: a crossing moves a ball to the next cell by index at the time its path meets the
+//! boundary, where its computed position may lie a rounding either side. The cells are wider
+//! than the largest pair of radii by a margin well above that rounding, so a pair close enough
+//! to touch is always in neighbouring cells.
+//!
+//! Finite static shapes are listed in every cell their box overlaps, per grid; a ball asks
+//! about those around it in its own grid. Planes, infinite cylinders and shapes over too many
+//! cells are asked about by every ball ([`Neighbours::everywhere`]). A ball whose step would
+//! cross too many cells (a huge speed) is listed nowhere: it asks about everything, and
+//! everything asks about it ([`Neighbours::roaming`]). A world of a few balls is one cell.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use rustc_hash::FxHasher;
+
+use super::bodies::{Aabb, BallBody, NONE};
+use super::calendar::Other;
+use super::statics::Static;
+use crate::math::{Real, Vec3};
+
+/// A cell of a grid, by its integer coordinates.
+type Cell = [i64; 3];
+
+/// A map keyed by cells, with a fast hash (the keys are not chosen by an adversary).
+type CellMap<V> = HashMap<Cell, V, BuildHasherDefault<FxHasher>>;
+
+/// Cell coordinates are clamped to this magnitude: far beyond it, every ball of a grid shares
+/// the outermost cells, which keeps neighbours neighbours.
+const MAX_CELL: i64 = 1 << 60;
+
+/// Most cells a ball's path over one step may cross in its own grid before it roams instead.
+const CROSSING_LIMIT: Real = 4096.0;
+
+/// Most cells a finite static shape may cover in a grid before every ball asks about it.
+const STATIC_CELL_LIMIT: i128 = 4096;
+
+/// Most grids: bands of radius beyond a ratio of 2¹⁵ share the coarsest.
+const MAX_GRIDS: usize = 16;
+
+/// Worlds of at most this many balls are one cell: testing every pair costs less than cells.
+pub(super) const SMALL_WORLD: usize = 32;
+
+/// Which of the 27 cells around a ball's cell to visit.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Around {
+    /// All 27.
+    All,
+    /// The 9 that came within reach by a crossing along `axis` in direction `step` (±1).
+    Slab {
+        /// 0, 1 or 2 for x, y, z.
+        axis: usize,
+        /// +1 or -1.
+        step: i64,
+    },
+}
+
+/// One grid of the hierarchy.
+#[derive(Debug, Default)]
+struct Grid {
+    /// Side of a cell; infinite for a world in one cell.
+    side: Real,
+    /// `1 / side` (zero for one cell).
+    inverse: Real,
+    /// The first ball listed in each cell; the rest are linked through `next`.
+    heads: CellMap<u32>,
+    /// Per ball listed here: its cell and its neighbours in that cell's list.
+    cell: Vec<Cell>,
+    next: Vec<u32>,
+    previous: Vec<u32>,
+    /// The statics listed in each cell: a range of `static_pool`.
+    statics: CellMap<(u32, u32)>,
+    static_pool: Vec<u32>,
+}
+
+impl Grid {
+    /// Return the cell that holds `p`.
+    #[inline]
+    fn cell_of(&self, p: Vec3) -> Cell {
+        let c = |x: Real| {
+            let k = (x * self.inverse).floor();
+            k.clamp(-(MAX_CELL as Real), MAX_CELL as Real) as i64
+        };
+        [c(p.x), c(p.y), c(p.z)]
+    }
+
+    /// List ball `i` in `cell`.
+    #[inline]
+    fn link(&mut self, i: u32, cell: Cell) {
+        let head = self.heads.entry(cell).or_insert(NONE);
+        let k = i as usize;
+        self.cell[k] = cell;
+        self.previous[k] = NONE;
+        self.next[k] = *head;
+        if *head != NONE {
+            self.previous[*head as usize] = i;
+        }
+        *head = i;
+    }
+
+    /// Take ball `i` out of its cell's list.
+    #[inline]
+    fn unlink(&mut self, i: u32) {
+        let k = i as usize;
+        let (previous, next) = (self.previous[k], self.next[k]);
+        if previous == NONE {
+            *self
+                .heads
+                .get_mut(&self.cell[k])
+                .expect("a listed ball's cell has a head") = next;
+        } else {
+            self.next[previous as usize] = next;
+        }
+        if next != NONE {
+            self.previous[next as usize] = previous;
+        }
+    }
+
+    /// Call `visit(cell)` for the cells `around` `centre`.
+    #[inline]
+    fn for_each_cell(centre: Cell, around: Around, mut visit: impl FnMut(Cell)) {
+        let range = |axis: usize| match around {
+            Around::Slab { axis: a, step } if a == axis => {
+                let k = centre[axis].saturating_add(step);
+                k..=k
+            }
+            _ => centre[axis].saturating_sub(1)..=centre[axis].saturating_add(1),
+        };
+        for x in range(0) {
+            for y in range(1) {
+                for z in range(2) {
+                    visit([x, y, z]);
+                }
+            }
+        }
+    }
+}
+
+/// The neighbourhoods of one step: the grids, the statics asked about everywhere, and the
+/// balls that roam.
+#[derive(Debug, Default)]
+pub(super) struct Neighbours {
+    grids: Vec<Grid>,
+    /// Per ball, its own grid.
+    own: Vec<u8>,
+    /// The smallest radius, from which the bands count.
+    smallest: Real,
+    /// Whether the world is one cell.
+    one_cell: bool,
+    /// The grid of each band of radius (bands without balls have none).
+    grid_of_band: [u8; MAX_GRIDS],
+    /// `1 /` the side of the cells that order the balls in memory.
+    order_inverse: Real,
+    /// Statics every ball asks about: planes, infinite cylinders, shapes over too many cells.
+    pub everywhere: Vec<u32>,
+    /// Balls listed nowhere, whose step would cross too many cells.
+    pub roaming: Vec<u32>,
+    /// Per ball, whether it roams.
+    is_roaming: Vec<bool>,
+    /// Per static, the stamp of the last search that met it.
+    seen: Vec<u32>,
+    stamp: u32,
+    /// Scratch of the static registration.
+    listed: Vec<(Cell, u32)>,
+}
+
+impl Neighbours {
+    /// Size the grids for `bodies`, moving for `dt`: bands of radius, each at most twice the
+    /// one below, and cells a little over the largest diameter of each band.
+    pub fn plan(&mut self, bodies: &[BallBody], dt: Real) {
+        let n = bodies.len();
+        self.one_cell = n <= SMALL_WORLD;
+        self.smallest = bodies
+            .iter()
+            .map(|b| b.radius)
+            .fold(Real::INFINITY, Real::min);
+        let mut largest = [0.0 as Real; MAX_GRIDS];
+        for b in bodies {
+            let k = self.band(b.radius);
+            largest[k] = largest[k].max(b.radius);
+        }
+        // The margin: well above the rounding of a position anywhere the balls go this step
+        let extent = bodies
+            .iter()
+            .map(|b| b.position.abs().max_element() + b.velocity.abs().max_element() * dt)
+            .fold(0.0, Real::max);
+        let margin = 1e-9 * extent;
+        // Memory order: cells of 1.5 mean path boxes. The order decides which of simultaneous
+        // contacts is resolved first, so it stays as the stepper has always had it
+        let reach = bodies
+            .iter()
+            .map(|b| 2.0 * b.radius + b.velocity.length() * dt)
+            .sum::<Real>()
+            / n.max(1) as Real;
+        self.order_inverse = if self.one_cell {
+            0.0
+        } else if reach.is_finite() && reach > 0.0 {
+            1.0 / (1.5 * reach)
+        } else {
+            1.0
+        };
+        let mut grids = 0;
+        for (k, &r) in largest.iter().enumerate() {
+            if r == 0.0 {
+                continue;
+            }
+            self.grid_of_band[k] = grids as u8;
+            if self.grids.len() == grids {
+                self.grids.push(Grid::default());
+            }
+            let grid = &mut self.grids[grids];
+            if self.one_cell {
+                grid.side = Real::INFINITY;
+                grid.inverse = 0.0;
+            } else {
+                grid.side = 2.0 * r * (1.0 + 1e-9) + margin;
+                grid.inverse = 1.0 / grid.side;
+            }
+            grids += 1;
+        }
+        self.grids.truncate(grids);
+    }
+
+    /// The band of a ball of `radius`.
+    #[inline]
+    fn band(&self, radius: Real) -> usize {
+        if self.one_cell {
+            return 0;
+        }
+        let ratio = (radius / self.smallest).log2().floor();
+        (ratio.max(0.0) as usize).min(MAX_GRIDS - 1)
+    }
+
+    /// List `bodies` in the planned grids, each in its own and the coarser ones (or as roaming
+    /// when its step would cross too many cells), and the statics in the cells their box
+    /// covers (or as asked about everywhere). The balls' clocks must all be zero.
+    pub fn list(&mut self, bodies: &[BallBody], statics: &mut [Static], dt: Real) {
+        let n = bodies.len();
+        self.own.clear();
+        self.roaming.clear();
+        self.is_roaming.clear();
+        self.is_roaming.resize(n, false);
+        self.everywhere.clear();
+        self.seen.clear();
+        self.seen.resize(statics.len(), 0);
+        self.stamp = 0;
+        for grid in &mut self.grids {
+            grid.heads.clear();
+            grid.statics.clear();
+            grid.static_pool.clear();
+            grid.cell.clear();
+            grid.cell.resize(n, [0; 3]);
+            grid.next.clear();
+            grid.next.resize(n, NONE);
+            grid.previous.clear();
+            grid.previous.resize(n, NONE);
+        }
+
+        for (i, b) in bodies.iter().enumerate() {
+            let own = self.grid_of_band[self.band(b.radius)];
+            self.own.push(own);
+            let grid = &self.grids[own as usize];
+            let crossings = (b.velocity.abs() * dt * grid.inverse).element_sum();
+            // Too many crossings, or not a number of them
+            if crossings.is_nan() || crossings > CROSSING_LIMIT {
+                self.is_roaming[i] = true;
+                self.roaming.push(i as u32);
+                continue;
+            }
+            for grid in &mut self.grids[own as usize..] {
+                let cell = grid.cell_of(b.position);
+                grid.link(i as u32, cell);
+            }
+        }
+
+        for (k, s) in statics.iter_mut().enumerate() {
+            s.everywhere = !self.list_static(k as u32, s.shape.aabb());
+            if s.everywhere {
+                self.everywhere.push(k as u32);
+            }
+        }
+    }
+
+    /// List static `k` with box `aabb` in every grid; false (listing nothing) when it has no
+    /// box or covers too many cells in some grid.
+    fn list_static(&mut self, k: u32, aabb: Option<Aabb>) -> bool {
+        let Some(aabb) = aabb else {
+            return false;
+        };
+        let spans: Vec<(Cell, Cell)> = self
+            .grids
+            .iter()
+            .map(|g| (g.cell_of(aabb.min), g.cell_of(aabb.max)))
+            .collect();
+        let too_many = spans.iter().any(|(lo, hi)| {
+            (0..3)
+                .map(|a| i128::from(hi[a]) - i128::from(lo[a]) + 1)
+                .product::<i128>()
+                > STATIC_CELL_LIMIT
+        });
+        if too_many {
+            return false;
+        }
+        for (grid, (lo, hi)) in self.grids.iter_mut().zip(spans) {
+            self.listed.clear();
+            for x in lo[0]..=hi[0] {
+                for y in lo[1]..=hi[1] {
+                    for z in lo[2]..=hi[2] {
+                        self.listed.push(([x, y, z], k));
+                    }
+                }
+            }
+            // Statics come one at a time: append each cell's entry, merging with the cell's
+            // earlier range when it ends the pool
+            for &(cell, k) in &self.listed {
+                let pool_len = grid.static_pool.len() as u32;
+                match grid.statics.get_mut(&cell) {
+                    Some((start, len)) if *start + *len == pool_len => {
+                        grid.static_pool.push(k);
+                        *len += 1;
+                    }
+                    Some((start, len)) => {
+                        let moved: Vec<u32> =
+                            grid.static_pool[*start as usize..(*start + *len) as usize].to_vec();
+                        *start = pool_len;
+                        *len += 1;
+                        grid.static_pool.extend(moved);
+                        grid.static_pool.push(k);
+                    }
+                    None => {
+                        grid.statics.insert(cell, (pool_len, 1));
+                        grid.static_pool.push(k);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Return the grids ball `i` is listed in, its own first; none when it roams.
+    #[inline]
+    pub fn grids_of(&self, i: usize) -> std::ops::Range<usize> {
+        if self.is_roaming[i] {
+            0..0
+        } else {
+            self.own[i] as usize..self.grids.len()
+        }
+    }
+
+    /// Return true when ball `i` roams.
+    #[inline]
+    pub fn roams(&self, i: usize) -> bool {
+        self.is_roaming[i]
+    }
+
+    /// Call `visit(other)` for every ball or static that ball `i` looks after in grid `g`, in
+    /// the cells `around` its own: the balls whose pair is looked after in `g` (both listed
+    /// there, one of the two in its own grid), and in its own grid the statics listed there,
+    /// each once per call.
+    pub fn for_each(&mut self, i: usize, g: usize, around: Around, mut visit: impl FnMut(Other)) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let grid = &self.grids[g];
+        let mine = self.own[i] as usize == g;
+        let (own, seen) = (&self.own, &mut self.seen);
+        Grid::for_each_cell(grid.cell[i], around, |cell| {
+            if let Some(&head) = grid.heads.get(&cell) {
+                let mut j = head;
+                while j != NONE {
+                    let k = j as usize;
+                    if k != i && (mine || own[k] as usize == g) {
+                        visit(Other::Ball(j));
+                    }
+                    j = grid.next[k];
+                }
+            }
+            if mine && let Some(&(start, len)) = grid.statics.get(&cell) {
+                for &k in &grid.static_pool[start as usize..(start + len) as usize] {
+                    if seen[k as usize] != stamp {
+                        seen[k as usize] = stamp;
+                        visit(Other::Static(k));
+                    }
+                }
+            }
+        });
+    }
+
+    /// Return when ball `i` (moving as `body`) leaves its cell of grid `g`, if it does before
+    /// `t_end`, with the axis and direction of the crossing. A ball that has just crossed may
+    /// find the next boundary a rounding behind it: the time is then `now`.
+    pub fn next_crossing(
+        &self,
+        i: usize,
+        g: usize,
+        body: &BallBody,
+        now: Real,
+        t_end: Real,
+    ) -> Option<(Real, usize, i64)> {
+        let grid = &self.grids[g];
+        if grid.inverse == 0.0 {
+            return None;
+        }
+        let cell = grid.cell[i];
+        let mut first: Option<(Real, usize, i64)> = None;
+        for (axis, &c) in cell.iter().enumerate() {
+            let v = body.velocity[axis];
+            let (boundary, step) = if v > 0.0 && c < MAX_CELL {
+                ((c + 1) as Real * grid.side, 1)
+            } else if v < 0.0 && c > -MAX_CELL {
+                (c as Real * grid.side, -1)
+            } else {
+                continue;
+            };
+            let t = (body.clock + (boundary - body.position[axis]) / v).max(now);
+            if t <= t_end && first.is_none_or(|(best, _, _)| t < best) {
+                first = Some((t, axis, step));
+            }
+        }
+        first
+    }
+
+    /// List ball `i` again in the cells that hold `position`, in each of its grids: after it
+    /// was moved off its path (pushed out of an overlap).
+    pub fn relist(&mut self, i: usize, position: Vec3) {
+        for g in self.grids_of(i) {
+            let grid = &mut self.grids[g];
+            let cell = grid.cell_of(position);
+            if cell != grid.cell[i] {
+                grid.unlink(i as u32);
+                grid.link(i as u32, cell);
+            }
+        }
+    }
+
+    /// Move ball `i` to the next cell of grid `g` along `axis` in direction `step`.
+    pub fn cross(&mut self, i: usize, g: usize, axis: usize, step: i64) {
+        let grid = &mut self.grids[g];
+        let mut cell = grid.cell[i];
+        cell[axis] = (cell[axis] + step).clamp(-MAX_CELL, MAX_CELL);
+        grid.unlink(i as u32);
+        grid.link(i as u32, cell);
+    }
+
+    /// Return true when a ball moving as `body` for `dt` goes further than a cell of the
+    /// memory order (never in a world of one cell).
+    pub fn outruns_order_cell(&self, body: &BallBody, dt: Real) -> bool {
+        let to = body.position + body.velocity * dt;
+        (to - body.position).length() * self.order_inverse > 1.0
+    }
+
+    /// Return a key that orders balls along a Z-order curve of cells of 1.5 mean path boxes
+    /// (as planned), so that balls close in space tend to be close in memory.
+    pub fn z_order(&self, body: &BallBody) -> u64 {
+        // Spread the low 21 bits of each coordinate three apart
+        fn spread(v: i64) -> u64 {
+            let mut x = (v as u64) & 0x1f_ffff;
+            x = (x | x << 32) & 0x1f_0000_0000_ffff;
+            x = (x | x << 16) & 0x1f_0000_ff00_00ff;
+            x = (x | x << 8) & 0x100f_00f0_0f00_f00f;
+            x = (x | x << 4) & 0x10c3_0c30_c30c_30c3;
+            x = (x | x << 2) & 0x1249_2492_4924_9249;
+            x
+        }
+        let p = body.position * self.order_inverse;
+        let c = |x: Real| x.floor().clamp(-(MAX_CELL as Real), MAX_CELL as Real) as i64;
+        spread(c(p.x)) | spread(c(p.y)) << 1 | spread(c(p.z)) << 2
+    }
+}
