@@ -87,8 +87,13 @@ struct Grid {
     side: Real,
     /// `1 / side` (zero for one cell).
     inverse: Real,
-    /// The first ball listed in each cell; the rest are linked through `next`.
+    /// The first ball listed in each cell (the rest are linked through `next`): in `dense`
+    /// for the cells of a box around the balls at the start of the step, in `heads` outside it.
     heads: CellMap<u32>,
+    dense: Vec<u32>,
+    /// The dense box: its lowest cell and its size in cells (zero when there is none).
+    dense_min: Cell,
+    dense_size: [i64; 3],
     /// Per ball listed here: its cell and its neighbours in that cell's list.
     cell: Vec<Cell>,
     next: Vec<u32>,
@@ -109,18 +114,71 @@ impl Grid {
         [c(p.x), c(p.y), c(p.z)]
     }
 
+    /// Return the place of `cell` in `dense`, if it is in the dense box.
+    #[inline]
+    fn dense_index(&self, cell: Cell) -> Option<usize> {
+        let [x, y, z] = [0, 1, 2].map(|a| cell[a].wrapping_sub(self.dense_min[a]));
+        let [sx, sy, sz] = self.dense_size;
+        // Unsigned comparison: below the box wraps to a huge number
+        ((x as u64) < sx as u64 && (y as u64) < sy as u64 && (z as u64) < sz as u64)
+            .then(|| ((z * sy + y) * sx + x) as usize)
+    }
+
+    /// Return the first ball listed in `cell`, or [`NONE`].
+    #[inline]
+    fn head(&self, cell: Cell) -> u32 {
+        match self.dense_index(cell) {
+            Some(k) => self.dense[k],
+            None => self.heads.get(&cell).copied().unwrap_or(NONE),
+        }
+    }
+
+    /// Return the first ball listed in `cell`, to be changed.
+    #[inline]
+    fn head_mut(&mut self, cell: Cell) -> &mut u32 {
+        match self.dense_index(cell) {
+            Some(k) => &mut self.dense[k],
+            None => self.heads.entry(cell).or_insert(NONE),
+        }
+    }
+
+    /// Size the dense box to the cells of `positions` and one more around, unless that would
+    /// be more than `limit` cells; empty every cell.
+    fn clear(&mut self, positions: impl Iterator<Item = Vec3>, limit: usize) {
+        self.heads.clear();
+        let mut lo = [i64::MAX; 3];
+        let mut hi = [i64::MIN; 3];
+        for p in positions {
+            let c = self.cell_of(p);
+            for a in 0..3 {
+                lo[a] = lo[a].min(c[a]);
+                hi[a] = hi[a].max(c[a]);
+            }
+        }
+        let size = [0, 1, 2].map(|a| i128::from(hi[a]) - i128::from(lo[a]) + 3);
+        let cells = size.iter().product::<i128>();
+        self.dense.clear();
+        if lo[0] <= hi[0] && size.iter().all(|&s| s > 0) && cells <= limit as i128 {
+            self.dense_min = lo.map(|c| c - 1);
+            self.dense_size = size.map(|s| s as i64);
+            self.dense.resize(cells as usize, NONE);
+        } else {
+            self.dense_size = [0; 3];
+        }
+    }
+
     /// List ball `i` in `cell`.
     #[inline]
     fn link(&mut self, i: u32, cell: Cell) {
-        let head = self.heads.entry(cell).or_insert(NONE);
+        let head = *self.head_mut(cell);
         let k = i as usize;
         self.cell[k] = cell;
         self.previous[k] = NONE;
-        self.next[k] = *head;
-        if *head != NONE {
-            self.previous[*head as usize] = i;
+        self.next[k] = head;
+        if head != NONE {
+            self.previous[head as usize] = i;
         }
-        *head = i;
+        *self.head_mut(cell) = i;
     }
 
     /// Take ball `i` out of its cell's list.
@@ -129,10 +187,8 @@ impl Grid {
         let k = i as usize;
         let (previous, next) = (self.previous[k], self.next[k]);
         if previous == NONE {
-            *self
-                .heads
-                .get_mut(&self.cell[k])
-                .expect("a listed ball's cell has a head") = next;
+            let cell = self.cell[k];
+            *self.head_mut(cell) = next;
         } else {
             self.next[previous as usize] = next;
         }
@@ -269,8 +325,10 @@ impl Neighbours {
         self.seen.clear();
         self.seen.resize(statics.len(), 0);
         self.stamp = 0;
+        // A dense box of at most 16 cells per ball and grid
+        let limit = 16 * n + 4096;
         for grid in &mut self.grids {
-            grid.heads.clear();
+            grid.clear(bodies.iter().map(|b| b.position), limit);
             grid.statics.clear();
             grid.static_pool.clear();
             grid.cell.clear();
@@ -393,8 +451,8 @@ impl Neighbours {
         let mine = self.own[i] as usize == g;
         let (own, seen) = (&self.own, &mut self.seen);
         Grid::for_each_cell(grid.cell[i], around, |cell| {
-            if let Some(&head) = grid.heads.get(&cell) {
-                let mut j = head;
+            {
+                let mut j = grid.head(cell);
                 while j != NONE {
                     let k = j as usize;
                     if k != i && (mine || own[k] as usize == g) {
@@ -403,7 +461,10 @@ impl Neighbours {
                     j = grid.next[k];
                 }
             }
-            if mine && let Some(&(start, len)) = grid.statics.get(&cell) {
+            if mine
+                && !grid.statics.is_empty()
+                && let Some(&(start, len)) = grid.statics.get(&cell)
+            {
                 for &k in &grid.static_pool[start as usize..(start + len) as usize] {
                     if seen[k as usize] != stamp {
                         seen[k as usize] = stamp;
