@@ -1,0 +1,248 @@
+//! Predictions: what a ball asks about (its neighbourhood, the roaming balls, the statics
+//! everywhere), the one query, the asker of a pair, and cell crossings.
+
+use std::cmp::Ordering;
+
+use super::Stepper;
+use crate::math::{Real, Vec3};
+use crate::sim::calendar::{Happening, Other};
+use crate::sim::neighbours::Around;
+use crate::sim::response::approach_speed;
+use crate::toi::{MovingBall, Toi, ToiStrategy};
+
+impl Stepper {
+    /// Predict ball `i`'s contacts from `now` to `t_end` with everything near it but `except`
+    /// (which predicts next), and its cell crossings. In the first predictions of a step
+    /// (`first`) each pair is asked once; after a change of course, `i` is the ball that
+    /// changed last.
+    pub(super) fn predict<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+        first: bool,
+        except: Option<usize>,
+    ) {
+        if !first {
+            self.changes += 1;
+            self.changed[i] = self.changes;
+        }
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        if self.neighbours.roams(i) {
+            found.extend(
+                (0..self.balls.len() as u32)
+                    .filter(|&j| j as usize != i)
+                    .map(Other::Ball),
+            );
+            found.extend((0..self.statics.len() as u32).map(Other::Static));
+        } else {
+            for g in self.neighbours.grids_of(i) {
+                self.neighbours
+                    .for_each(i, g, Around::All, |other| found.push(other));
+            }
+            found.extend(self.neighbours.roaming.iter().map(|&j| Other::Ball(j)));
+            found.extend(self.neighbours.everywhere.iter().map(|&k| Other::Static(k)));
+        }
+        self.ask_all(i, &mut found, now, t_end, strategy, first, except);
+        self.found = found;
+        for g in self.neighbours.grids_of(i) {
+            self.schedule_crossing(i, g, now, t_end);
+        }
+    }
+
+    /// Ask about each of `found` for ball `i` from `now` to `t_end`, in order (balls, then
+    /// statics, by index), but for what its path box cannot reach, for `except` (which asks in
+    /// turn), and in the first predictions (`first`) for the pairs the other ball asks. The
+    /// order is fixed because resting contacts keep the first touches they meet.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ask_all<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        found: &mut [Other],
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+        first: bool,
+        except: Option<usize>,
+    ) {
+        found.sort_unstable();
+        let my_box = self.balls.path_box(i, now, t_end);
+        for &other in found.iter() {
+            let skip = match other {
+                Other::Static(k) => {
+                    let s = &self.statics[k as usize];
+                    s.everywhere && s.shape.misses_box(&my_box)
+                }
+                Other::Ball(j) => {
+                    let j = j as usize;
+                    (first && self.asker(i, j) != i)
+                        || except == Some(j)
+                        || !my_box.overlaps(&self.balls.path_box(j, now, t_end))
+                }
+            };
+            if !skip {
+                self.ask(i, other, now, t_end, strategy);
+            }
+        }
+    }
+
+    /// Ask `strategy` when ball `i` meets `other` before `t_end`, and schedule what it finds at
+    /// `now` or later. The one place a query is made.
+    ///
+    /// The query starts where the later of the two balls last changed course (its clock), not
+    /// at `now`: a prediction depends on the two paths only, never on when it was asked, so
+    /// asking again (a crossing, a fresh stepper) gives the same bits.
+    pub(super) fn ask<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        let (toi, from, me) = match other {
+            Other::Static(k) => {
+                let from = self.balls.body[i].clock;
+                let me = self.balls.moving(i, from);
+                let s = &self.statics[k as usize];
+                // Statics tested everywhere are measured against every ball anyway
+                if !s.everywhere {
+                    self.pairs.push((i as u32, other));
+                }
+                (s.shape.toi(strategy, &me, t_end - from), from, me)
+            }
+            Other::Ball(j) => {
+                let j = j as usize;
+                let (a, b) = match self.asker(i, j) {
+                    k if k == i => (i, j),
+                    _ => (j, i),
+                };
+                let from = self.balls.body[a].clock.max(self.balls.body[b].clock);
+                let me = self.balls.moving(a, from);
+                self.pairs.push((a as u32, Other::Ball(b as u32)));
+                let toi = strategy.ball_ball(&me, &self.balls.moving(b, from), t_end - from);
+                self.report.stats.toi_queries += 1;
+                self.schedule(a, Other::Ball(b as u32), from, now, t_end, &me, toi);
+                return;
+            }
+        };
+        self.report.stats.toi_queries += 1;
+        self.schedule(i, other, from, now, t_end, &me, toi);
+    }
+
+    /// The first predictions of the step: every ball awake asks about what is near it, each
+    /// pair once.
+    pub(super) fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
+        for i in 0..self.balls.len() {
+            if !self.balls.rest[i].asleep() {
+                self.predict(i, 0.0, dt, strategy, true, None);
+            }
+        }
+    }
+
+    /// Return which of balls `i` and `j` asks about their pair: the one that changed course
+    /// last in the step; of two that have not changed course since it began, the one awake,
+    /// then the one whose path is long (longer than a cell of the memory order, or roaming),
+    /// then the lower index. Events are ordered by their asker at equal times, so this rule
+    /// fixes the order in which simultaneous contacts are resolved, whoever met the pair first.
+    pub(super) fn asker(&self, i: usize, j: usize) -> usize {
+        match self.changed[i].cmp(&self.changed[j]) {
+            Ordering::Greater => i,
+            Ordering::Less => j,
+            Ordering::Equal => {
+                let key = |k: usize| (self.balls.rest[k].asleep(), !self.long[k], k);
+                if key(i) < key(j) { i } else { j }
+            }
+        }
+    }
+
+    /// Schedule ball `i`'s next crossing out of its cell of grid `g`, if it happens before
+    /// `t_end`.
+    pub(super) fn schedule_crossing(&mut self, i: usize, g: usize, now: Real, t_end: Real) {
+        let body = &self.balls.body[i];
+        if let Some((time, axis, step)) = self.neighbours.next_crossing(i, g, body, now, t_end) {
+            let happening = Happening::Crossing {
+                grid: g as u8,
+                axis: axis as u8,
+                step: step as i8,
+            };
+            self.calendar
+                .push(time, i as u32, happening, &self.balls.counter);
+        }
+    }
+
+    /// Move ball `i` into the next cell of grid `g` at `now`, ask about the balls and statics
+    /// that have come within reach, and schedule its next crossing.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cross<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        g: usize,
+        axis: usize,
+        step: i64,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        self.neighbours.cross(i, g, axis, step);
+        let mut found = std::mem::take(&mut self.found);
+        found.clear();
+        self.neighbours
+            .for_each(i, g, Around::Slab { axis, step }, |other| found.push(other));
+        self.ask_all(i, &mut found, now, t_end, strategy, false, None);
+        self.found = found;
+        self.schedule_crossing(i, g, now, t_end);
+    }
+
+    /// Push the event a query from `from` found, if it is one, at `now` or later. A touch at
+    /// `from` before `now` was met when the pair was asked at `from`, and is not met again.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn schedule(
+        &mut self,
+        i: usize,
+        other: Other,
+        from: Real,
+        now: Real,
+        t_end: Real,
+        me: &MovingBall,
+        toi: Toi,
+    ) {
+        let time = match toi {
+            Toi::Hit(contact) => (from + contact.time).clamp(now, t_end),
+            Toi::Overlapping(_) if from < now => return,
+            Toi::Overlapping(contact) => {
+                // Touches are read only by resting contacts, which need a rest speed above zero
+                let rests = self.rest_speed > 0.0;
+                if rests {
+                    self.balls.supports_mut(i).touch(contact.normal);
+                }
+                let other_velocity = match other {
+                    Other::Ball(j) => {
+                        if rests {
+                            self.balls.supports_mut(j as usize).touch(-contact.normal);
+                        }
+                        self.links.push((i as u32, j));
+                        self.balls.body[j as usize].velocity
+                    }
+                    Other::Static(_) => Vec3::ZERO,
+                };
+                // Touching or overlapping: a contact now only if approaching
+                let closing =
+                    approach_speed(me.velocity, other_velocity, contact.normal, self.rest_speed);
+                if closing.is_none() {
+                    return;
+                }
+                now
+            }
+            Toi::Miss => return,
+        };
+        self.calendar.push(
+            time,
+            i as u32,
+            Happening::Contact(other),
+            &self.balls.counter,
+        );
+    }
+}

@@ -1,0 +1,179 @@
+//! Resolving a contact (the impulse, pushing apart an overlap, the event) and holding one after
+//! the budget ran out.
+
+use super::{ELASTIC_AFTER, Stepper};
+use crate::geometry::Shape;
+use crate::math::{Real, Vec3};
+use crate::sim::calendar::Other;
+use crate::sim::components::combine_restitution;
+use crate::sim::events::CollisionEvent;
+use crate::sim::response::{Body, Frozen, Supports, resolve};
+use crate::toi::{PairKind, ToiStrategy};
+
+impl Stepper {
+    /// Resolve one event; false when the pair turned out not to be approaching.
+    pub(super) fn resolve<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) -> bool {
+        self.balls.advance(i, now);
+        let ball = self.balls.ball(i);
+        let down = self.config.gravity.normalize_or_zero();
+        let me = self.balls.response_body(i, down);
+
+        let other_ball = match other {
+            Other::Ball(j) => Some(j as usize),
+            Other::Static(_) => None,
+        };
+        let (proximity, other, kind, entity, restitution) = match other {
+            Other::Ball(j) => {
+                let j = j as usize;
+                self.balls.advance(j, now);
+                (
+                    self.balls.ball(j).proximity(&ball),
+                    self.balls.response_body(j, down),
+                    PairKind::BallBall,
+                    self.balls.entity[j],
+                    self.balls.material[j].restitution,
+                )
+            }
+            Other::Static(k) => {
+                let s = &self.statics[k as usize];
+                let body = Body {
+                    velocity: Vec3::ZERO,
+                    inverse_mass: 0.0,
+                    supports: Supports::EVERYWHERE,
+                    frozen: Frozen::Always,
+                };
+                (
+                    s.shape.proximity(&ball),
+                    body,
+                    s.shape.kind(),
+                    s.entity,
+                    s.restitution,
+                )
+            }
+        };
+
+        // Without a rest speed, a ball busy beyond ELASTIC_AFTER collisions in this step collides
+        // elastically for the rest of it (the TC model): wedged, it would collide without end
+        let busy = |k: usize| self.balls.counter[k] >= ELASTIC_AFTER;
+        let e = if self.rest_speed == 0.0 && (busy(i) || other_ball.is_some_and(busy)) {
+            1.0
+        } else {
+            combine_restitution(self.balls.material[i].restitution, restitution)
+        };
+        let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
+            return false;
+        };
+        let n = proximity.normal;
+        let depth = proximity.depth();
+        if let Some(j) = other_ball {
+            self.links.push((i as u32, j as u32));
+        }
+        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it (the
+        // asking ball sleeps only when it is a roaming one asking in the first predictions)
+        if self.balls.rest[i].asleep() && !response.resting {
+            self.balls.rest[i].wake();
+        }
+        let moved = other_ball.filter(|&j| {
+            let rest = &mut self.balls.rest[j];
+            if rest.asleep() && !response.resting {
+                rest.wake();
+            }
+            !rest.asleep()
+        });
+        self.balls.body[i].velocity = response.velocity_a;
+        self.balls.counter[i] += 1;
+        if response.a_rests_on_b {
+            self.balls.supports_mut(i).add(proximity.normal);
+        }
+        if response.resting {
+            self.balls.material[i].resting_hits += 1;
+            if let Some(j) = other_ball {
+                self.balls.material[j].resting_hits += 1;
+            }
+        }
+        match moved {
+            Some(j) => {
+                self.balls.body[j].velocity = response.velocity_b;
+                self.balls.counter[j] += 1;
+                if response.b_rests_on_a {
+                    self.balls.supports_mut(j).add(-n);
+                }
+                // Push apart an overlap, by inverse mass
+                if depth > 0.0 {
+                    let (wa, wb) = (me.inverse_mass, other.inverse_mass);
+                    self.balls.body[i].position += n * (depth * wa / (wa + wb));
+                    self.balls.body[j].position -= n * (depth * wb / (wa + wb));
+                    self.neighbours.relist(j, self.balls.body[j].position);
+                    self.neighbours.relist(i, self.balls.body[i].position);
+                }
+            }
+            None if depth > 0.0 => {
+                self.balls.body[i].position += n * depth;
+                self.neighbours.relist(i, self.balls.body[i].position);
+            }
+            None => {}
+        }
+
+        self.report.stats.count(kind);
+        self.report.events.push(CollisionEvent {
+            a: self.balls.entity[i],
+            b: entity,
+            kind,
+            time: now,
+            point: proximity.point,
+            normal: n,
+            impulse: response.impulse,
+        });
+
+        self.predict(i, now, t_end, strategy, false, moved);
+        if let Some(j) = moved {
+            self.predict(j, now, t_end, strategy, false, None);
+        }
+        true
+    }
+
+    /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
+    /// and stand still for the rest of the step, keeping their velocity for the next one.
+    /// Still balls are predicted again, so balls heading for them stop against them in turn.
+    pub(super) fn hold<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        self.report.stats.events_cap_hits += 1;
+        let other = match other {
+            Other::Ball(j) => Some(j as usize),
+            Other::Static(_) => None,
+        };
+        let mut stopping = [None; 2];
+        for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
+            self.balls.advance(k, now);
+            let velocity = self.balls.body[k].velocity;
+            // Already still
+            if velocity == Vec3::ZERO {
+                continue;
+            }
+            self.stopped.push((k as u32, velocity));
+            self.balls.body[k].velocity = Vec3::ZERO;
+            self.balls.counter[k] += 1;
+            *slot = Some(k);
+        }
+        let [first, second] = stopping;
+        if let Some(k) = first {
+            self.predict(k, now, t_end, strategy, false, second);
+        }
+        if let Some(k) = second {
+            self.predict(k, now, t_end, strategy, false, None);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The world in and out: gathering the balls and statics at the start of a step (checking
+//! their values, waking edited sleepers), the range checks, and writing the balls back.
+
+use hecs::{Entity, World};
+
+use super::Sleeper;
+use super::Stepper;
+use crate::math::{Real, Vec3, positive};
+use crate::sim::bodies::{BallBody, BallMaterial, NONE};
+use crate::sim::change;
+use crate::sim::components::{
+    Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+};
+use crate::sim::config::{MAX_LENGTH, StepError};
+use crate::sim::sleep::Rest;
+use crate::sim::statics;
+
+impl Stepper {
+    /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, a velocity
+    /// component, or the distance it may move in the step along an axis, with gravity applied.
+    pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
+        self.first_fault(dt, |body| {
+            if body.position.abs().max_element() > MAX_LENGTH {
+                Some("position")
+            } else if body.radius > MAX_LENGTH {
+                Some("radius")
+            } else if body
+                .velocity
+                .abs()
+                .max_element()
+                .max((body.velocity * dt).abs().max_element())
+                > MAX_LENGTH
+            {
+                Some("velocity")
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The error for the first ball whose position or velocity left the finite numbers in this
+    /// step (a `dt` too long for its speed, or values near the largest numbers), if any.
+    pub(super) fn non_finite(&self, dt: Real) -> Option<StepError> {
+        self.first_fault(dt, |body| {
+            if !body.position.is_finite() {
+                Some("position")
+            } else if !body.velocity.is_finite() {
+                Some("velocity")
+            } else {
+                None
+            }
+        })
+    }
+
+    /// [`StepError::OutOfRange`] for the first ball in which `fault` finds a field at fault.
+    pub(super) fn first_fault(
+        &self,
+        dt: Real,
+        fault: impl Fn(&BallBody) -> Option<&'static str>,
+    ) -> Option<StepError> {
+        let balls = &self.balls;
+        (0..balls.len()).find_map(|i| {
+            fault(&balls.body[i]).map(|field| StepError::OutOfRange {
+                entity: balls.entity[i],
+                field,
+                dt,
+            })
+        })
+    }
+
+    /// Copy the balls and statics out of the world, checking their values.
+    pub(super) fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
+        let balls = &mut self.balls;
+        balls.clear();
+        self.sleepers.clear();
+        let n = world.len() as usize;
+        balls.entity.reserve_exact(n);
+        balls.body.reserve_exact(n);
+        balls.material.reserve_exact(n);
+        balls.counter.reserve_exact(n);
+        balls.rest.reserve_exact(n);
+        balls.start.reserve_exact(n);
+        for (entity, p, v, r, m, e, sleep) in world.query_mut::<(
+            Entity,
+            &Position,
+            &Velocity,
+            &Radius,
+            &Mass,
+            Option<&Restitution>,
+            Option<&Sleep>,
+        )>() {
+            let bad = |field, allowed| StepError::InvalidBall {
+                entity,
+                field,
+                allowed,
+            };
+            if !p.0.is_finite() {
+                return Err(bad("position", "finite coordinates"));
+            }
+            if !v.0.is_finite() {
+                return Err(bad("velocity", "finite components"));
+            }
+            if !positive(r.0) {
+                return Err(bad("radius", "a finite number > 0"));
+            }
+            if !positive(m.0) {
+                return Err(bad("mass", "a finite number > 0"));
+            }
+            let restitution = e.map_or(1.0, |e| e.0);
+            if !(0.0..=1.0).contains(&restitution) {
+                return Err(bad("restitution", "a number from 0 to 1"));
+            }
+            balls.entity.push(entity);
+            balls.body.push(BallBody {
+                position: p.0,
+                velocity: v.0,
+                radius: r.0,
+                clock: 0.0,
+            });
+            balls.material.push(BallMaterial {
+                inverse_mass: 1.0 / m.0,
+                restitution,
+                supports: NONE,
+                resting_hits: 0,
+            });
+            balls.counter.push(0);
+            // Sleeping off: every ball awake, with a stopped clock
+            let sleep = sleep
+                .copied()
+                .filter(|_| self.config.sleep.is_some())
+                .unwrap_or_default();
+            let mut rest = Rest {
+                still_for: if sleep.still_for.is_finite() {
+                    sleep.still_for
+                } else {
+                    0.0
+                },
+                anchor: sleep.anchor,
+                island: sleep.island,
+                woke_from: sleep.woken_from,
+                grounded: false,
+            };
+            // Its velocity, gravity or own components edited: it wakes, its island after the step
+            if rest.asleep()
+                && (v.0 != Vec3::ZERO
+                    || sleep.gravity != self.config.gravity
+                    || sleep.written != change::ball(p.0, r.0, m.0, restitution))
+            {
+                rest.wake();
+            }
+            if let Some(island) = rest.island.or(rest.woke_from) {
+                self.sleepers.push(Sleeper {
+                    island,
+                    ball: balls.rest.len() as u32,
+                    island_size: sleep.island_size,
+                    surroundings: sleep.surroundings,
+                });
+            }
+            balls.rest.push(rest);
+            balls.start.push(p.0);
+        }
+
+        statics::gather(world, &mut self.statics)?;
+        self.surroundings = change::surroundings(
+            self.statics.iter().map(|s| (&s.shape, s.restitution)),
+            &self.config,
+        );
+        self.wake_changed_islands();
+        Ok(())
+    }
+
+    /// Wake the sleepers whose statics or configuration changed, and whole the islands that
+    /// lost a ball since the last step.
+    pub(super) fn wake_changed_islands(&mut self) {
+        let rests = &mut self.balls.rest;
+        for s in &self.sleepers {
+            if s.surroundings != self.surroundings {
+                rests[s.ball as usize].wake();
+            }
+        }
+        self.sleepers.sort_unstable_by_key(|s| (s.island, s.ball));
+        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+            if island
+                .iter()
+                .any(|s| s.island_size as usize != island.len())
+            {
+                for s in island {
+                    rests[s.ball as usize].wake();
+                }
+            }
+        }
+    }
+
+    /// Count the balls of each sleeping island into `island_size`, per ball.
+    pub(super) fn count_islands(&mut self) {
+        let rests = &self.balls.rest;
+        self.island_size.clear();
+        self.island_size.resize(rests.len(), 0);
+        self.sleepers.clear();
+        self.sleepers
+            .extend(rests.iter().enumerate().filter_map(|(i, r)| {
+                r.island.map(|island| Sleeper {
+                    island,
+                    ball: i as u32,
+                    island_size: 0,
+                    surroundings: 0,
+                })
+            }));
+        self.sleepers.sort_unstable_by_key(|s| s.island);
+        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+            for s in island {
+                self.island_size[s.ball as usize] = island.len() as u32;
+            }
+        }
+    }
+
+    /// Write positions and velocities back, through the order they were gathered in.
+    pub(super) fn scatter(&mut self, world: &mut World) {
+        self.count_islands();
+        let query = world.query_mut::<(
+            Entity,
+            &mut Position,
+            &mut Velocity,
+            &Radius,
+            &Mass,
+            Option<&Restitution>,
+            Option<&mut PreviousPosition>,
+            Option<&mut Sleep>,
+        )>();
+        let mut rank = std::mem::take(&mut self.keys);
+        rank.clear();
+        rank.resize(self.order.len(), 0);
+        for (k, &w) in self.order.iter().enumerate() {
+            rank[w as usize] = k as u64;
+        }
+        self.sleepless.clear();
+        for (w, (entity, p, v, r, m, e, previous, sleep)) in query.into_iter().enumerate() {
+            let i = rank[w] as usize;
+            debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
+            p.0 = self.balls.body[i].position;
+            v.0 = self.balls.body[i].velocity;
+            if let Some(previous) = previous {
+                previous.0 = self.balls.start[i];
+            }
+            let rest = &self.balls.rest[i];
+            let mut state = Sleep {
+                still_for: rest.still_for,
+                anchor: rest.anchor,
+                island: rest.island,
+                woken_from: None,
+                gravity: self.config.gravity,
+                ..Sleep::default()
+            };
+            if rest.asleep() {
+                let restitution = e.map_or(1.0, |e| e.0);
+                state.written = change::ball(p.0, r.0, m.0, restitution);
+                state.surroundings = self.surroundings;
+                state.island_size = self.island_size[i];
+            }
+            match sleep {
+                Some(sleep) => *sleep = state,
+                None if self.config.sleep.is_some() => self.sleepless.push((entity, state)),
+                None => {}
+            }
+        }
+        self.keys = rank;
+        for (entity, state) in self.sleepless.drain(..) {
+            world
+                .insert_one(entity, state)
+                .expect("the entity was just stepped");
+        }
+    }
+}
