@@ -39,15 +39,52 @@ impl Aabb {
     }
 }
 
+/// A ball's path between two changes of course: where it was at `time` and its velocity since.
+///
+/// Where the ball is at any later time is computed from these three, never stepped, so a
+/// prediction made from a path depends on the path alone: predicting afresh gives the same bits.
+/// Paths are straight lines today; exact flight under gravity will make them parabolas, behind
+/// the same methods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Trajectory {
+    /// Where the ball was at `time`.
+    pub origin: Vec3,
+    /// Its velocity since.
+    pub velocity: Vec3,
+    /// The time of its last change of course, from the start of the step.
+    pub time: Real,
+}
+
+impl Trajectory {
+    /// Return where the ball is at `t` (`t >= time`).
+    #[inline]
+    #[must_use]
+    pub fn at(&self, t: Real) -> Vec3 {
+        self.origin + self.velocity * (t - self.time)
+    }
+
+    /// Start the path anew at `t` from where it is then, with the same velocity.
+    #[inline]
+    pub fn restart(&mut self, t: Real) {
+        self.origin = self.at(t);
+        self.time = t;
+    }
+
+    /// Return when the path reaches `x` along `axis`, at `velocity[axis]` (not zero).
+    #[inline]
+    #[must_use]
+    pub fn reaches(&self, axis: usize, x: Real) -> Real {
+        self.time + (x - self.origin[axis]) / self.velocity[axis]
+    }
+}
+
 /// What the broad phase and the queries read of a ball: one cache line.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(super) struct BallBody {
-    pub position: Vec3,
-    pub velocity: Vec3,
+    /// Its path since its last change of course; each ball keeps its own clock.
+    pub path: Trajectory,
     pub radius: Real,
-    /// The time `position` refers to: each ball keeps its own clock.
-    pub clock: Real,
 }
 
 /// What only the response reads of a ball.
@@ -60,14 +97,6 @@ pub(super) struct BallMaterial {
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,
-}
-
-impl BallBody {
-    /// Where the ball is at `now` on its current path.
-    #[inline]
-    pub fn position_at(&self, now: Real) -> Vec3 {
-        self.position + self.velocity * (now - self.clock)
-    }
 }
 
 /// The balls of one step, as arrays.
@@ -106,13 +135,13 @@ impl Balls {
     #[inline]
     pub fn moving(&self, i: usize, now: Real) -> MovingBall {
         let b = &self.body[i];
-        MovingBall::new(b.position_at(now), b.radius, b.velocity)
+        MovingBall::new(b.path.at(now), b.radius, b.path.velocity)
     }
 
     /// The ball as it stands at its own clock.
     #[inline]
     pub fn ball(&self, i: usize) -> Ball {
-        Ball::new(self.body[i].position, self.body[i].radius)
+        Ball::new(self.body[i].path.origin, self.body[i].radius)
     }
 
     /// What ball `i` rests against in this step.
@@ -150,7 +179,7 @@ impl Balls {
             Frozen::No
         };
         Body {
-            velocity: self.body[i].velocity,
+            velocity: self.body[i].path.velocity,
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,
@@ -161,22 +190,21 @@ impl Balls {
     #[inline]
     pub fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
         let b = &self.body[i];
-        let from = b.position_at(now);
-        Aabb::of_path(from, from + b.velocity * (t_end - now), b.radius)
+        let from = b.path.at(now);
+        Aabb::of_path(from, from + b.path.velocity * (t_end - now), b.radius)
     }
 
     #[inline]
     pub fn advance(&mut self, i: usize, now: Real) {
         let b = &mut self.body[i];
-        b.position = b.position_at(now);
-        b.clock = now;
+        b.path.restart(now);
     }
 
     pub fn kinetic_energy(&self) -> Real {
         self.body
             .iter()
             .zip(&self.material)
-            .map(|(b, m)| 0.5 * b.velocity.length_squared() / m.inverse_mass)
+            .map(|(b, m)| 0.5 * b.path.velocity.length_squared() / m.inverse_mass)
             .sum()
     }
 
@@ -184,7 +212,7 @@ impl Balls {
         self.body
             .iter()
             .zip(&self.material)
-            .map(|(b, m)| b.velocity / m.inverse_mass)
+            .map(|(b, m)| b.path.velocity / m.inverse_mass)
             .sum()
     }
 }

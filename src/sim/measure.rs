@@ -27,7 +27,7 @@ impl StepStats {
         for &k in everywhere {
             let shape = &statics[k as usize].shape;
             for (body, escaped) in balls.body.iter().zip(escaped.iter_mut()) {
-                let (gap, holds_centre) = shape.gap(body.position);
+                let (gap, holds_centre) = shape.gap(body.path.origin);
                 *escaped |= holds_centre;
                 deepest = deepest.max(body.radius - gap);
             }

@@ -263,14 +263,14 @@ impl Neighbours {
         // The margin: well above the rounding of a position anywhere the balls go this step
         let extent = bodies
             .iter()
-            .map(|b| b.position.abs().max_element() + b.velocity.abs().max_element() * dt)
+            .map(|b| b.path.origin.abs().max_element() + b.path.velocity.abs().max_element() * dt)
             .fold(0.0, Real::max);
         let margin = 1e-9 * extent;
         // Memory order: cells of 1.5 mean path boxes. The order decides which of simultaneous
         // contacts is resolved first, so it stays as the stepper has always had it
         let reach = bodies
             .iter()
-            .map(|b| 2.0 * b.radius + b.velocity.length() * dt)
+            .map(|b| 2.0 * b.radius + b.path.velocity.length() * dt)
             .sum::<Real>()
             / n.max(1) as Real;
         self.order_inverse = if self.one_cell {
@@ -328,7 +328,7 @@ impl Neighbours {
         // A dense box of at most 16 cells per ball and grid
         let limit = 16 * n + 4096;
         for grid in &mut self.grids {
-            grid.clear(bodies.iter().map(|b| b.position), limit);
+            grid.clear(bodies.iter().map(|b| b.path.origin), limit);
             grid.statics.clear();
             grid.static_pool.clear();
             grid.cell.clear();
@@ -343,7 +343,7 @@ impl Neighbours {
             let own = self.grid_of_band[self.band(b.radius)];
             self.own.push(own);
             let grid = &self.grids[own as usize];
-            let crossings = (b.velocity.abs() * dt * grid.inverse).element_sum();
+            let crossings = (b.path.velocity.abs() * dt * grid.inverse).element_sum();
             // Too many crossings, or not a number of them
             if crossings.is_nan() || crossings > CROSSING_LIMIT {
                 self.is_roaming[i] = true;
@@ -351,7 +351,7 @@ impl Neighbours {
                 continue;
             }
             for grid in &mut self.grids[own as usize..] {
-                let cell = grid.cell_of(b.position);
+                let cell = grid.cell_of(b.path.origin);
                 grid.link(i as u32, cell);
             }
         }
@@ -493,7 +493,7 @@ impl Neighbours {
         let cell = grid.cell[i];
         let mut first: Option<(Real, usize, i64)> = None;
         for (axis, &c) in cell.iter().enumerate() {
-            let v = body.velocity[axis];
+            let v = body.path.velocity[axis];
             let (boundary, step) = if v > 0.0 && c < MAX_CELL {
                 ((c + 1) as Real * grid.side, 1)
             } else if v < 0.0 && c > -MAX_CELL {
@@ -501,7 +501,7 @@ impl Neighbours {
             } else {
                 continue;
             };
-            let t = (body.clock + (boundary - body.position[axis]) / v).max(now);
+            let t = body.path.reaches(axis, boundary).max(now);
             if t <= t_end && first.is_none_or(|(best, _, _)| t < best) {
                 first = Some((t, axis, step));
             }
@@ -534,8 +534,8 @@ impl Neighbours {
     /// Return true when a ball moving as `body` for `dt` goes further than a cell of the
     /// memory order (never in a world of one cell).
     pub fn outruns_order_cell(&self, body: &BallBody, dt: Real) -> bool {
-        let to = body.position + body.velocity * dt;
-        (to - body.position).length() * self.order_inverse > 1.0
+        let to = body.path.origin + body.path.velocity * dt;
+        (to - body.path.origin).length() * self.order_inverse > 1.0
     }
 
     /// Return a key that orders balls along a Z-order curve of cells of 1.5 mean path boxes
@@ -551,7 +551,7 @@ impl Neighbours {
             x = (x | x << 2) & 0x1249_2492_4924_9249;
             x
         }
-        let p = body.position * self.order_inverse;
+        let p = body.path.origin * self.order_inverse;
         let c = |x: Real| x.floor().clamp(-(MAX_CELL as Real), MAX_CELL as Real) as i64;
         spread(c(p.x)) | spread(c(p.y)) << 1 | spread(c(p.z)) << 2
     }

@@ -215,7 +215,7 @@ impl Stepper {
             .unwrap_or(2.0 * gravity.length() * dt);
         for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
             if !rest.asleep() {
-                body.velocity += gravity * dt;
+                body.path.velocity += gravity * dt;
             }
         }
         if let Some(error) = self.out_of_range(dt) {
@@ -253,7 +253,7 @@ impl Stepper {
             self.balls.advance(i, dt);
         }
         for &(i, velocity) in &self.stopped {
-            self.balls.body[i as usize].velocity = velocity;
+            self.balls.body[i as usize].path.velocity = velocity;
         }
         self.report.stats.stopped = self.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
@@ -282,9 +282,15 @@ impl Stepper {
         let balls = &mut self.balls;
         for i in 0..balls.len() {
             let body = &balls.body[i];
-            let speed = body.position.distance(balls.start[i]) / dt;
+            let speed = body.path.origin.distance(balls.start[i]) / dt;
             let rest = &mut balls.rest[i];
-            rest.observe(body.position, speed, limit, config.drift * body.radius, dt);
+            rest.observe(
+                body.path.origin,
+                speed,
+                limit,
+                config.drift * body.radius,
+                dt,
+            );
             rest.grounded = balls.material[i].resting_hits > 0;
         }
         let entities = &balls.entity;
@@ -296,7 +302,7 @@ impl Stepper {
         );
         for (body, rest) in balls.body.iter_mut().zip(&balls.rest) {
             if rest.asleep() {
-                body.velocity = Vec3::ZERO;
+                body.path.velocity = Vec3::ZERO;
             }
         }
         self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;

@@ -104,7 +104,7 @@ impl Stepper {
     ) {
         let (toi, from, me) = match other {
             Other::Static(k) => {
-                let from = self.balls.body[i].clock;
+                let from = self.balls.body[i].path.time;
                 let me = self.balls.moving(i, from);
                 let s = &self.statics[k as usize];
                 // Statics tested everywhere are measured against every ball anyway
@@ -119,7 +119,10 @@ impl Stepper {
                     k if k == i => (i, j),
                     _ => (j, i),
                 };
-                let from = self.balls.body[a].clock.max(self.balls.body[b].clock);
+                let from = self.balls.body[a]
+                    .path
+                    .time
+                    .max(self.balls.body[b].path.time);
                 let me = self.balls.moving(a, from);
                 self.pairs.push((a as u32, Other::Ball(b as u32)));
                 let toi = strategy.ball_ball(&me, &self.balls.moving(b, from), t_end - from);
@@ -224,7 +227,7 @@ impl Stepper {
                             self.balls.supports_mut(j as usize).touch(-contact.normal);
                         }
                         self.links.push((i as u32, j));
-                        self.balls.body[j as usize].velocity
+                        self.balls.body[j as usize].path.velocity
                     }
                     Other::Static(_) => Vec3::ZERO,
                 };

@@ -87,7 +87,7 @@ impl Stepper {
             }
             !rest.asleep()
         });
-        self.balls.body[i].velocity = response.velocity_a;
+        self.balls.body[i].path.velocity = response.velocity_a;
         self.balls.counter[i] += 1;
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(proximity.normal);
@@ -100,7 +100,7 @@ impl Stepper {
         }
         match moved {
             Some(j) => {
-                self.balls.body[j].velocity = response.velocity_b;
+                self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.counter[j] += 1;
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);
@@ -108,15 +108,15 @@ impl Stepper {
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
                     let (wa, wb) = (me.inverse_mass, other.inverse_mass);
-                    self.balls.body[i].position += n * (depth * wa / (wa + wb));
-                    self.balls.body[j].position -= n * (depth * wb / (wa + wb));
-                    self.neighbours.relist(j, self.balls.body[j].position);
-                    self.neighbours.relist(i, self.balls.body[i].position);
+                    self.balls.body[i].path.origin += n * (depth * wa / (wa + wb));
+                    self.balls.body[j].path.origin -= n * (depth * wb / (wa + wb));
+                    self.neighbours.relist(j, self.balls.body[j].path.origin);
+                    self.neighbours.relist(i, self.balls.body[i].path.origin);
                 }
             }
             None if depth > 0.0 => {
-                self.balls.body[i].position += n * depth;
-                self.neighbours.relist(i, self.balls.body[i].position);
+                self.balls.body[i].path.origin += n * depth;
+                self.neighbours.relist(i, self.balls.body[i].path.origin);
             }
             None => {}
         }
@@ -158,13 +158,13 @@ impl Stepper {
         let mut stopping = [None; 2];
         for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
             self.balls.advance(k, now);
-            let velocity = self.balls.body[k].velocity;
+            let velocity = self.balls.body[k].path.velocity;
             // Already still
             if velocity == Vec3::ZERO {
                 continue;
             }
             self.stopped.push((k as u32, velocity));
-            self.balls.body[k].velocity = Vec3::ZERO;
+            self.balls.body[k].path.velocity = Vec3::ZERO;
             self.balls.counter[k] += 1;
             *slot = Some(k);
         }

@@ -6,7 +6,7 @@ use hecs::{Entity, World};
 use super::Sleeper;
 use super::Stepper;
 use crate::math::{Real, Vec3, positive};
-use crate::sim::bodies::{BallBody, BallMaterial, NONE};
+use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
     Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
@@ -20,15 +20,16 @@ impl Stepper {
     /// component, or the distance it may move in the step along an axis, with gravity applied.
     pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body| {
-            if body.position.abs().max_element() > MAX_LENGTH {
+            if body.path.origin.abs().max_element() > MAX_LENGTH {
                 Some("position")
             } else if body.radius > MAX_LENGTH {
                 Some("radius")
             } else if body
+                .path
                 .velocity
                 .abs()
                 .max_element()
-                .max((body.velocity * dt).abs().max_element())
+                .max((body.path.velocity * dt).abs().max_element())
                 > MAX_LENGTH
             {
                 Some("velocity")
@@ -42,9 +43,9 @@ impl Stepper {
     /// step (a `dt` too long for its speed, or values near the largest numbers), if any.
     pub(super) fn non_finite(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body| {
-            if !body.position.is_finite() {
+            if !body.path.origin.is_finite() {
                 Some("position")
-            } else if !body.velocity.is_finite() {
+            } else if !body.path.velocity.is_finite() {
                 Some("velocity")
             } else {
                 None
@@ -112,10 +113,12 @@ impl Stepper {
             }
             balls.entity.push(entity);
             balls.body.push(BallBody {
-                position: p.0,
-                velocity: v.0,
+                path: Trajectory {
+                    origin: p.0,
+                    velocity: v.0,
+                    time: 0.0,
+                },
                 radius: r.0,
-                clock: 0.0,
             });
             balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
@@ -237,8 +240,8 @@ impl Stepper {
         for (w, (entity, p, v, r, m, e, previous, sleep)) in query.into_iter().enumerate() {
             let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
-            p.0 = self.balls.body[i].position;
-            v.0 = self.balls.body[i].velocity;
+            p.0 = self.balls.body[i].path.origin;
+            v.0 = self.balls.body[i].path.velocity;
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
             }
