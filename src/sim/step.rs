@@ -40,9 +40,9 @@
 //! slower than the rest speed is resolved as perfectly inelastic; a ball that comes to rest on a
 //! support holds up the balls that come to rest on it at the same instant (see
 //! [`response`](super::response)). Balls that have stayed still for a while fall asleep and
-//! cost next to nothing until something hits them (see [`sleep`](super::sleep)). Without a rest
-//! speed (no gravity, by default), a ball with more than [`ELASTIC_AFTER`] collisions in one
-//! step collides elastically for the rest of it (the TC model), so that a ball wedged with a
+//! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A ball with
+//! more than [`ELASTIC_AFTER`] collisions in one step collides elastically for the rest of it
+//! (the TC model) wherever it is not a resting contact, so that a ball wedged or squeezed with a
 //! restitution below 1 cannot collide without end.
 //!
 //! A budget of resolved collisions per step ([`StepConfig::max_events_per_step`]) bounds the
@@ -73,13 +73,14 @@ use super::statics::Static;
 use crate::math::{Real, Vec3};
 use crate::toi::ToiStrategy;
 
-/// Collisions of one ball in one step after which, in a step without a rest speed (no gravity
-/// by default), its contacts in that step are elastic: the TC model of inelastic collapse
-/// (Luding and McNamara, "How to handle the inelastic collapse of a dissipative hard-sphere gas
-/// with the TC model", Granular Matter, 1998). A ball wedged with a restitution below 1
-/// (between a heavy ball and a wall, say) would otherwise collide ever faster without end;
-/// elastic, the wedge lets go after a bounded number of collisions. Energy still never rises.
-/// With a rest speed, resting contacts end such sequences instead.
+/// Collisions of one ball in one step after which its contacts in that step are elastic: the
+/// TC model of inelastic collapse (Luding and McNamara, "How to handle the inelastic collapse
+/// of a dissipative hard-sphere gas with the TC model", Granular Matter, 1998). A ball wedged
+/// or squeezed with a restitution below 1 (between a heavy ball and a wall, or between two heavy
+/// balls) would otherwise collide ever faster without end; elastic, the wedge lets go after a
+/// bounded number of collisions (about π √(M / m) for a light ball between heavy ones). Energy
+/// still never rises. Resting contacts (approaches slower than the rest speed) are inelastic
+/// whatever the count: they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
 
 /// Steps a [`World`] of balls and static shapes.

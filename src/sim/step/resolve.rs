@@ -59,10 +59,11 @@ impl Stepper {
             }
         };
 
-        // Without a rest speed, a ball busy beyond ELASTIC_AFTER collisions in this step collides
-        // elastically for the rest of it (the TC model): wedged, it would collide without end
+        // A ball busy beyond ELASTIC_AFTER collisions in this step collides elastically for the
+        // rest of it (the TC model; resting contacts stay inelastic): squeezed, it would collide
+        // without end
         let busy = |k: usize| self.balls.counter[k] >= ELASTIC_AFTER;
-        let e = if self.rest_speed == 0.0 && (busy(i) || other_ball.is_some_and(busy)) {
+        let e = if busy(i) || other_ball.is_some_and(busy) {
             1.0
         } else {
             combine_restitution(self.balls.material[i].restitution, restitution)
