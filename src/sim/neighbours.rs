@@ -556,3 +556,159 @@ impl Neighbours {
         spread(c(p.x)) | spread(c(p.y)) << 1 | spread(c(p.z)) << 2
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::{ConvexPolygon, Plane};
+    use crate::sim::bodies::Trajectory;
+    use crate::sim::statics::StaticShape;
+
+    /// A ball at `at` of `radius` moving at `velocity`, on its path since time 0.
+    fn body(at: Vec3, radius: Real, velocity: Vec3) -> BallBody {
+        BallBody {
+            path: Trajectory {
+                origin: at,
+                velocity,
+                time: 0.0,
+            },
+            radius,
+        }
+    }
+
+    /// `n` still balls of radius 0.05, 0.5 apart along x (more than a small world).
+    fn row(n: usize) -> Vec<BallBody> {
+        (0..n)
+            .map(|k| body(Vec3::new(0.5 * k as Real, 0.0, 0.0), 0.05, Vec3::ZERO))
+            .collect()
+    }
+
+    fn built(bodies: &[BallBody], statics: &mut [Static]) -> Neighbours {
+        let mut n = Neighbours::default();
+        n.plan(bodies, 1.0);
+        n.list(bodies, statics, 1.0);
+        n
+    }
+
+    fn around(n: &mut Neighbours, i: usize, g: usize, which: Around) -> Vec<Other> {
+        let mut found = Vec::new();
+        n.for_each(i, g, which, |o| found.push(o));
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn a_ball_finds_the_balls_in_the_cells_around_it_and_no_further() {
+        let mut bodies = row(40);
+        // A neighbour just within a cell (0.1 wide) of ball 0, one two cells away
+        bodies.push(body(Vec3::new(0.0, 0.09, 0.0), 0.05, Vec3::ZERO));
+        bodies.push(body(Vec3::new(0.0, 0.25, 0.0), 0.05, Vec3::ZERO));
+        let mut n = built(&bodies, &mut []);
+        assert_eq!(around(&mut n, 0, 0, Around::All), [Other::Ball(40)]);
+        assert_eq!(around(&mut n, 41, 0, Around::All), Vec::<Other>::new());
+    }
+
+    #[test]
+    fn crossings_follow_the_path_cell_by_cell_and_lists_stay_consistent() {
+        // Ball 0 moving +x at 1 from the centre of its cell: it crosses every 0.1 (a little
+        // more: the margin), the first time after half a cell
+        let mut bodies = row(40);
+        bodies[0] = body(Vec3::new(0.05, 0.05, 0.05), 0.05, Vec3::new(1.0, 0.0, 0.0));
+        let mut n = built(&bodies, &mut []);
+        let side = n.grids[0].side;
+        assert!(side > 0.1 && side < 0.1 * (1.0 + 1e-6), "{side}");
+        let (t, axis, step) = n.next_crossing(0, 0, &bodies[0], 0.0, 1.0).unwrap();
+        assert_eq!((axis, step), (0, 1));
+        assert!((t - (side - 0.05)).abs() < 1e-12, "{t}");
+        n.cross(0, 0, axis, step);
+        // One cell on: x in [side, 2 side)
+        assert_eq!(n.grids[0].cell[0], [1, 0, 0]);
+        let (t2, _, _) = n.next_crossing(0, 0, &bodies[0], t, 1.0).unwrap();
+        assert!((t2 - t - side).abs() < 1e-12);
+        // Walk on to the cell of ball 1 (x = 0.5, cell 4): the slab brings it in
+        for _ in 0..2 {
+            n.cross(0, 0, 0, 1);
+        }
+        assert_eq!(n.grids[0].cell[0], [3, 0, 0]);
+        assert_eq!(
+            around(&mut n, 0, 0, Around::Slab { axis: 0, step: 1 }),
+            [Other::Ball(1)]
+        );
+        // Ball 1's list is intact; going back out of reach takes ball 0 out of its view
+        n.cross(0, 0, 0, -1);
+        n.cross(0, 0, 0, -1);
+        assert_eq!(around(&mut n, 1, 0, Around::All), Vec::<Other>::new());
+        n.relist(0, Vec3::new(0.5, 0.0, 0.05));
+        assert_eq!(around(&mut n, 1, 0, Around::All), [Other::Ball(0)]);
+    }
+
+    #[test]
+    fn mixed_sizes_meet_in_the_coarser_grid_once() {
+        // 40 small balls and one large (radius 0.8, band 4): the large one has a grid of its
+        // own, and a small ball beside it is found from either side, in that grid only
+        let mut bodies = row(40);
+        bodies.push(body(Vec3::new(0.0, 0.85, 0.0), 0.8, Vec3::ZERO));
+        let mut n = built(&bodies, &mut []);
+        assert_eq!(n.grids.len(), 2);
+        assert_eq!(n.grids_of(0), 0..2);
+        assert_eq!(n.grids_of(40), 1..2);
+        assert_eq!(around(&mut n, 0, 0, Around::All), Vec::<Other>::new());
+        assert!(around(&mut n, 0, 1, Around::All).contains(&Other::Ball(40)));
+        assert!(around(&mut n, 40, 1, Around::All).contains(&Other::Ball(0)));
+        // Two small balls listed in the coarse grid do not meet there
+        let coarse = around(&mut n, 0, 1, Around::All);
+        assert!(coarse.iter().all(|o| *o == Other::Ball(40)), "{coarse:?}");
+    }
+
+    #[test]
+    fn statics_are_listed_in_the_cells_they_cover_and_met_once() {
+        let square = |x: Real| {
+            let corners = [(-0.04, -0.04), (0.04, -0.04), (0.04, 0.04), (-0.04, 0.04)];
+            ConvexPolygon::new(corners.map(|(y, z)| Vec3::new(x, y, z)).to_vec()).unwrap()
+        };
+        let static_of = |shape| Static {
+            entity: hecs::Entity::DANGLING,
+            shape,
+            restitution: 1.0,
+            everywhere: false,
+        };
+        // Two plates in the cells around ball 0 (sharing cells, so their ranges merge), a
+        // plane, and a plate far too large to list
+        let huge = ConvexPolygon::new(vec![
+            Vec3::new(-500.0, -1.0, -500.0),
+            Vec3::new(500.0, -1.0, -500.0),
+            Vec3::new(0.0, -1.0, 500.0),
+        ])
+        .unwrap();
+        let mut statics = vec![
+            static_of(StaticShape::Polygon(square(0.06))),
+            static_of(StaticShape::Plane(Plane::new(Vec3::ZERO, Vec3::Y).unwrap())),
+            static_of(StaticShape::Polygon(square(0.07))),
+            static_of(StaticShape::Polygon(huge)),
+            static_of(StaticShape::Polygon(square(3.0))),
+        ];
+        let bodies = row(40);
+        let mut n = built(&bodies, &mut statics);
+        assert_eq!(n.everywhere, [1, 3]);
+        assert!(statics[1].everywhere && statics[3].everywhere);
+        assert_eq!(
+            around(&mut n, 0, 0, Around::All),
+            [Other::Static(0), Other::Static(2)]
+        );
+        // The far plate is beside ball 6 (x = 3)
+        assert_eq!(around(&mut n, 6, 0, Around::All), [Other::Static(4)]);
+    }
+
+    #[test]
+    fn cells_are_clamped_far_out_and_keep_neighbours_neighbours() {
+        let mut n = Neighbours::default();
+        n.plan(&row(40), 1.0);
+        let grid = &n.grids[0];
+        let far = grid.cell_of(Vec3::new(1e300, -1e300, 0.0));
+        assert_eq!(far, [MAX_CELL, -MAX_CELL, 0]);
+        // Cells of two close points differ by at most one, even at the clamp
+        let a = grid.cell_of(Vec3::splat(1e60));
+        let b = grid.cell_of(Vec3::splat(1e60) + Vec3::splat(0.05));
+        assert!((0..3).all(|k| (a[k] - b[k]).abs() <= 1));
+    }
+}
