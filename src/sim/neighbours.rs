@@ -108,8 +108,10 @@ impl Grid {
     #[inline]
     fn cell_of(&self, p: Vec3) -> Cell {
         let c = |x: Real| {
-            let k = (x * self.inverse).floor();
-            k.clamp(-(MAX_CELL as Real), MAX_CELL as Real) as i64
+            // Floor without the library call: truncate, then step down below zero
+            let v = (x * self.inverse).clamp(-(MAX_CELL as Real), MAX_CELL as Real);
+            let t = v as i64;
+            t - i64::from((t as Real) > v)
         };
         [c(p.x), c(p.y), c(p.z)]
     }
@@ -122,6 +124,17 @@ impl Grid {
         // Unsigned comparison: below the box wraps to a huge number
         ((x as u64) < sx as u64 && (y as u64) < sy as u64 && (z as u64) < sz as u64)
             .then(|| ((z * sy + y) * sx + x) as usize)
+    }
+
+    /// Return the place of `cell` in `dense` when it and every cell around it are in the dense
+    /// box.
+    #[inline]
+    fn dense_block(&self, cell: Cell) -> Option<usize> {
+        let inside = (0..3).all(|a| {
+            let k = cell[a].wrapping_sub(self.dense_min[a]);
+            k >= 1 && k < self.dense_size[a] - 1
+        });
+        if inside { self.dense_index(cell) } else { None }
     }
 
     /// Return the first ball listed in `cell`, or [`NONE`].
@@ -450,18 +463,38 @@ impl Neighbours {
         let grid = &self.grids[g];
         let mine = self.own[i] as usize == g;
         let (own, seen) = (&self.own, &mut self.seen);
-        Grid::for_each_cell(grid.cell[i], around, |cell| {
-            {
-                let mut j = grid.head(cell);
-                while j != NONE {
-                    let k = j as usize;
-                    if k != i && (mine || own[k] as usize == g) {
-                        visit(Other::Ball(j));
+        // The balls listed from `j` on that ball `i` looks after here
+        let balls_from = |mut j: u32, visit: &mut dyn FnMut(Other)| {
+            while j != NONE {
+                let k = j as usize;
+                if k != i && (mine || own[k] as usize == g) {
+                    visit(Other::Ball(j));
+                }
+                j = grid.next[k];
+            }
+        };
+        let centre = grid.cell[i];
+        let statics = mine && !grid.statics.is_empty();
+        // The usual case: the block of cells around inside the dense box, no statics
+        if !statics && let Some(base) = grid.dense_block(centre) {
+            let [sx, sy, _] = grid.dense_size;
+            let range = |axis: usize| match around {
+                Around::Slab { axis: a, step } if a == axis => step..=step,
+                _ => -1..=1,
+            };
+            for z in range(2) {
+                for y in range(1) {
+                    let row = base as i64 + (z * sy + y) * sx;
+                    for x in range(0) {
+                        balls_from(grid.dense[(row + x) as usize], &mut visit);
                     }
-                    j = grid.next[k];
                 }
             }
-            if mine
+            return;
+        }
+        Grid::for_each_cell(centre, around, |cell| {
+            balls_from(grid.head(cell), &mut visit);
+            if statics
                 && !grid.statics.is_empty()
                 && let Some(&(start, len)) = grid.statics.get(&cell)
             {
