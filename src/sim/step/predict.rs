@@ -10,24 +10,38 @@ use crate::sim::neighbours::Around;
 use crate::sim::response::approach_speed;
 use crate::toi::{MovingBall, Toi, ToiStrategy};
 
+/// Why a ball predicts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Asking {
+    /// The first predictions of the step: each pair is asked once, by its asker.
+    First,
+    /// The ball changed course, and so becomes the asker of its pairs; `except` changed course
+    /// with it and predicts next.
+    Changed {
+        /// The other ball of the contact, if any.
+        except: Option<usize>,
+    },
+}
+
 impl Stepper {
-    /// Predict ball `i`'s contacts from `now` to `t_end` with everything near it but `except`
-    /// (which predicts next), and its cell crossings. In the first predictions of a step
-    /// (`first`) each pair is asked once; after a change of course, `i` is the ball that
-    /// changed last.
+    /// Predict ball `i`'s contacts from `now` to `t_end` with everything near it, and its cell
+    /// crossings (see [`Asking`]).
     pub(super) fn predict<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
         now: Real,
         t_end: Real,
         strategy: &S,
-        first: bool,
-        except: Option<usize>,
+        asking: Asking,
     ) {
-        if !first {
-            self.changes += 1;
-            self.changed[i] = self.changes;
-        }
+        let (first, except) = match asking {
+            Asking::First => (true, None),
+            Asking::Changed { except } => {
+                self.changes += 1;
+                self.changed[i] = self.changes;
+                (false, except)
+            }
+        };
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         if self.neighbours.roams(i) {
@@ -140,7 +154,7 @@ impl Stepper {
     pub(super) fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
         for i in 0..self.balls.len() {
             if !self.balls.rest[i].asleep() {
-                self.predict(i, 0.0, dt, strategy, true, None);
+                self.predict(i, 0.0, dt, strategy, Asking::First);
             }
         }
     }

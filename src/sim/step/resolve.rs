@@ -1,6 +1,7 @@
 //! Resolving a contact (the impulse, pushing apart an overlap, the event) and holding one after
 //! the budget ran out.
 
+use super::predict::Asking;
 use super::{ELASTIC_AFTER, Stepper};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3};
@@ -133,9 +134,9 @@ impl Stepper {
             impulse: response.impulse,
         });
 
-        self.predict(i, now, t_end, strategy, false, moved);
+        self.predict(i, now, t_end, strategy, Asking::Changed { except: moved });
         if let Some(j) = moved {
-            self.predict(j, now, t_end, strategy, false, None);
+            self.predict(j, now, t_end, strategy, Asking::Changed { except: None });
         }
         true
     }
@@ -171,10 +172,10 @@ impl Stepper {
         }
         let [first, second] = stopping;
         if let Some(k) = first {
-            self.predict(k, now, t_end, strategy, false, second);
+            self.predict(k, now, t_end, strategy, Asking::Changed { except: second });
         }
         if let Some(k) = second {
-            self.predict(k, now, t_end, strategy, false, None);
+            self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
         }
     }
 }
