@@ -116,37 +116,41 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
     ) {
-        let (toi, from, me) = match other {
-            Other::Static(k) => {
-                let from = self.balls.body[i].path.time;
-                let me = self.balls.moving(i, from);
-                let s = &self.statics[k as usize];
-                // Statics tested everywhere are measured against every ball anyway
-                if !s.everywhere {
-                    self.pairs.push((i as u32, other));
-                }
-                (s.shape.toi(strategy, &me, t_end - from), from, me)
-            }
+        // The asker of the pair, and where the later of the two paths began
+        let (a, other, from) = match other {
+            Other::Static(_) => (i, other, self.balls.body[i].path.time),
             Other::Ball(j) => {
                 let j = j as usize;
-                let (a, b) = match self.asker(i, j) {
-                    k if k == i => (i, j),
-                    _ => (j, i),
+                let (a, b) = if self.asker(i, j) == i {
+                    (i, j)
+                } else {
+                    (j, i)
                 };
                 let from = self.balls.body[a]
                     .path
                     .time
                     .max(self.balls.body[b].path.time);
-                let me = self.balls.moving(a, from);
-                self.pairs.push((a as u32, Other::Ball(b as u32)));
-                let toi = strategy.ball_ball(&me, &self.balls.moving(b, from), t_end - from);
-                self.report.stats.toi_queries += 1;
-                self.schedule(a, Other::Ball(b as u32), from, now, t_end, &me, toi);
-                return;
+                (a, Other::Ball(b as u32), from)
+            }
+        };
+        let me = self.balls.moving(a, from);
+        let toi = match other {
+            Other::Static(k) => {
+                let s = &self.statics[k as usize];
+                // Statics tested everywhere are measured against every ball anyway
+                if !s.everywhere {
+                    self.pairs.push((a as u32, other));
+                }
+                s.shape.toi(strategy, &me, t_end - from)
+            }
+            Other::Ball(b) => {
+                self.pairs.push((a as u32, other));
+                let them = self.balls.moving(b as usize, from);
+                strategy.ball_ball(&me, &them, t_end - from)
             }
         };
         self.report.stats.toi_queries += 1;
-        self.schedule(i, other, from, now, t_end, &me, toi);
+        self.schedule(a, other, from, now, t_end, &me, toi);
     }
 
     /// The first predictions of the step: every ball awake asks about what is near it, each
