@@ -1586,3 +1586,39 @@ fn stats_of_an_empty_step_are_zero_but_the_energy() {
     );
     assert!(report.events.is_empty());
 }
+
+/// The stepper measures overlaps and escapes from the contacts its queries find, not by a pass
+/// over every ball: balls placed by hand behind a floor, inside a capped cylinder and
+/// overlapping one another, all still, are each reported, among many clear balls (the grid path)
+/// and alone (a small world).
+#[test]
+fn overlaps_and_escapes_placed_by_hand_are_measured() {
+    for crowd in [0, 200] {
+        let mut world = World::new();
+        world.spawn((Plane::new(v3(0.0, -1.0, 0.0), Vec3::Y).unwrap(),));
+        let post = CappedCylinder::new(v3(3.0, -1.0, 0.0), v3(3.0, 2.0, 0.0), 0.5).unwrap();
+        world.spawn((Cylinder::from(post),));
+        // Clear balls, still, on a lattice above the floor
+        for k in 0..crowd {
+            let p = v3(
+                -4.0 + (k % 20) as f64 * 0.3,
+                0.0 + (k / 20) as f64 * 0.3,
+                -3.0,
+            );
+            BallDef::new(p, 0.1).spawn(&mut world);
+        }
+        // Behind the floor by 0.3 (centre 0.2 under it), inside the post, and two overlapping
+        // by 0.15
+        BallDef::new(v3(-2.0, -1.2, 2.0), 0.1).spawn(&mut world);
+        BallDef::new(v3(3.0, 0.5, 0.0), 0.1).spawn(&mut world);
+        BallDef::new(v3(0.0, 1.0, 2.0), 0.1).spawn(&mut world);
+        BallDef::new(v3(0.05, 1.0, 2.0), 0.1).spawn(&mut world);
+
+        let mut stepper = Stepper::new(no_gravity());
+        let stats = stepper.step(&mut world, 1.0 / 60.0).unwrap().stats;
+        assert_eq!(stats.escaped, 2, "crowd {crowd}: {stats:?}");
+        // The ball in the post: 0.5 from its axis to its side, plus its radius
+        assert_close_named(stats.max_penetration, 0.6, EXACT, "deepest overlap");
+        assert_eq!(stats.collisions, 0, "all still");
+    }
+}

@@ -199,22 +199,6 @@ impl Balls {
         let b = &mut self.body[i];
         b.path.restart(now);
     }
-
-    pub fn kinetic_energy(&self) -> Real {
-        self.body
-            .iter()
-            .zip(&self.material)
-            .map(|(b, m)| 0.5 * b.path.velocity.length_squared() / m.inverse_mass)
-            .sum()
-    }
-
-    pub fn momentum(&self) -> Vec3 {
-        self.body
-            .iter()
-            .zip(&self.material)
-            .map(|(b, m)| b.path.velocity / m.inverse_mass)
-            .sum()
-    }
 }
 
 /// Reorder `items` so that `items[k]` becomes the old `items[order[k]]`, in place: cycle by

@@ -48,8 +48,15 @@ pub struct StepStats {
     /// the step, keeping their velocity, and lost that time.
     pub stopped: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.
+    ///
+    /// Measured over the pairs whose queries in the step found them touching or meeting (with a
+    /// strategy whose misses are certain, see
+    /// [`ToiStrategy::misses_are_certain`](crate::toi::ToiStrategy::misses_are_certain);
+    /// otherwise over every pair asked about): the only pairs that can end a step overlapping.
+    /// Pairs of two sleeping balls are not asked, so not measured again while they sleep.
     pub max_penetration: Real,
-    /// Balls whose centre ended behind a plane or inside a cylinder.
+    /// Balls whose centre ended behind a plane or inside a cylinder, over the same pairs as
+    /// [`max_penetration`](Self::max_penetration).
     pub escaped: u64,
     /// Balls asleep at the end of the step (see [`sleep`](crate::sim::sleep)).
     pub sleeping: u64,

@@ -1,4 +1,10 @@
-//! Measuring the end of a step: overlaps, escapes, energy and momentum.
+//! Measuring the end of a step from the contacts it met: overlaps and escapes.
+//!
+//! Nothing here passes over every ball. A pair can end a step overlapping only if a query of
+//! the step found it touching or meeting (a query that finds a miss clears its pair until the
+//! end of the step, or until a ball changes course and asks again), so the deepest overlap and
+//! the escapes are measured over those pairs alone. Kinetic energy and momentum are summed as
+//! the balls are written back into the world, a pass the step makes anyway.
 
 use super::bodies::Balls;
 use super::calendar::Other;
@@ -8,46 +14,35 @@ use crate::geometry::Shape;
 use crate::math::Real;
 
 impl StepStats {
-    /// Measure the balls at the end of a step into the statistics: the deepest overlap and the
-    /// balls escaped (centre behind a plane or inside a cylinder), over the statics tested
-    /// everywhere and the `pairs` asked about in the step (any pair that overlaps at its end is
-    /// among them), and the kinetic energy and momentum. `escaped` is scratch, a flag per ball.
-    pub(super) fn measure(
+    /// Measure the deepest overlap and the balls escaped (centre behind a plane or inside a
+    /// cylinder) at the end of a step over `contacts`, the pairs whose queries in the step found
+    /// them touching or meeting. `escaped` is scratch.
+    pub(super) fn measure_contacts(
         &mut self,
         balls: &Balls,
         statics: &[Static],
-        everywhere: &[u32],
-        pairs: &[(u32, Other)],
-        escaped: &mut Vec<bool>,
+        contacts: &[(u32, Other)],
+        escaped: &mut Vec<u32>,
     ) {
-        let ball = |i: usize| balls.ball(i);
         let mut deepest: Real = 0.0;
         escaped.clear();
-        escaped.resize(balls.len(), false);
-        for &k in everywhere {
-            let shape = &statics[k as usize].shape;
-            for (body, escaped) in balls.body.iter().zip(escaped.iter_mut()) {
-                let (gap, holds_centre) = shape.gap(body.path.origin);
-                *escaped |= holds_centre;
-                deepest = deepest.max(body.radius - gap);
-            }
-        }
-        for &(i, other) in pairs {
-            let i = i as usize;
+        for &(i, other) in contacts {
+            let b = balls.ball(i as usize);
             let depth = match other {
                 Other::Static(k) => {
-                    let b = ball(i);
                     let (gap, holds_centre) = statics[k as usize].shape.gap(b.center);
-                    escaped[i] |= holds_centre;
-                    (b.radius - gap).max(0.0)
+                    if holds_centre {
+                        escaped.push(i);
+                    }
+                    b.radius - gap
                 }
-                Other::Ball(j) => ball(j as usize).proximity(&ball(i)).depth(),
+                Other::Ball(j) => balls.ball(j as usize).proximity(&b).depth(),
             };
             deepest = deepest.max(depth);
         }
+        escaped.sort_unstable();
+        escaped.dedup();
         self.max_penetration = deepest;
-        self.escaped = escaped.iter().filter(|&&e| e).count() as u64;
-        self.kinetic_energy = balls.kinetic_energy();
-        self.momentum = balls.momentum().to_array();
+        self.escaped = escaped.len() as u64;
     }
 }

@@ -137,11 +137,11 @@ pub struct Stepper {
     order: Vec<u32>,
     /// The rest speed of the current step.
     rest_speed: Real,
-    /// Every pair asked about this step (statics tested everywhere apart): any pair that
-    /// overlaps at the end of the step is among them.
-    pairs: Vec<(u32, Other)>,
-    /// Per ball: its centre ended behind a plane or inside a cylinder.
-    escaped: Vec<bool>,
+    /// Every pair a query of this step found touching or meeting: any pair that overlaps at
+    /// the end of the step is among them.
+    contacts: Vec<(u32, Other)>,
+    /// Scratch: the balls whose centre ended behind a plane or inside a cylinder.
+    escaped: Vec<u32>,
     /// Pairs of balls that touched in this step: they join islands.
     links: Vec<(u32, u32)>,
     islands: Islands,
@@ -263,11 +263,10 @@ impl Stepper {
             return Err(error);
         }
         self.settle(dt);
-        self.report.stats.measure(
+        self.report.stats.measure_contacts(
             &self.balls,
             &self.statics,
-            &self.neighbours.everywhere,
-            &self.pairs,
+            &self.contacts,
             &mut self.escaped,
         );
         self.scatter(world);
@@ -315,7 +314,7 @@ impl Stepper {
         self.sort_spatially();
         self.neighbours
             .list(&self.balls.body, &mut self.statics, dt);
-        self.pairs.clear();
+        self.contacts.clear();
         let n = self.balls.len();
         self.changed.clear();
         self.changed.resize(n, 0);

@@ -26,6 +26,14 @@ pub trait ToiStrategy {
     fn ball_cylinder(&self, ball: &MovingBall, cylinder: &Cylinder, t_max: Real) -> Toi;
     /// Find when `ball` first touches `polygon`.
     fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi;
+
+    /// True when every [`Toi::Miss`] is certain: the pair does not touch anywhere in
+    /// `[0, t_max]`. The stepper then measures the end of a step over the pairs found touching
+    /// alone; otherwise over every pair it asked about (a strategy that can miss a contact can
+    /// leave an overlap behind a miss). The default, false, is always safe.
+    fn misses_are_certain(&self) -> bool {
+        false
+    }
 }
 
 /// The exact strategy: closed-form sweeps from [`analytic`].
@@ -50,6 +58,10 @@ impl ToiStrategy for Analytic {
 
     fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi {
         analytic::ball_polygon(ball, polygon, t_max)
+    }
+
+    fn misses_are_certain(&self) -> bool {
+        true
     }
 }
 
@@ -116,6 +128,10 @@ impl ToiStrategy for Strategy {
 
     fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi {
         dispatch!(self, ball_polygon(ball, polygon, t_max))
+    }
+
+    fn misses_are_certain(&self) -> bool {
+        dispatch!(self, misses_are_certain())
     }
 }
 

@@ -135,21 +135,19 @@ impl Stepper {
         };
         let me = self.balls.moving(a, from);
         let toi = match other {
-            Other::Static(k) => {
-                let s = &self.statics[k as usize];
-                // Statics tested everywhere are measured against every ball anyway
-                if !s.everywhere {
-                    self.pairs.push((a as u32, other));
-                }
-                s.shape.toi(strategy, &me, t_end - from)
-            }
+            Other::Static(k) => self.statics[k as usize]
+                .shape
+                .toi(strategy, &me, t_end - from),
             Other::Ball(b) => {
-                self.pairs.push((a as u32, other));
                 let them = self.balls.moving(b as usize, from);
                 strategy.ball_ball(&me, &them, t_end - from)
             }
         };
         self.report.stats.toi_queries += 1;
+        // A certain miss cannot end the step overlapping (`measure`)
+        if !matches!(toi, Toi::Miss) || !strategy.misses_are_certain() {
+            self.contacts.push((a as u32, other));
+        }
         self.schedule(a, other, from, now, t_end, &me, toi);
     }
 

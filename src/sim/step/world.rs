@@ -237,11 +237,15 @@ impl Stepper {
             rank[w as usize] = k as u64;
         }
         self.sleepless.clear();
+        // Energy and momentum of what is written, in the pass that writes it
+        let (mut energy, mut momentum) = (0.0, Vec3::ZERO);
         for (w, (entity, p, v, r, m, e, previous, sleep)) in query.into_iter().enumerate() {
             let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
             p.0 = self.balls.body[i].path.origin;
             v.0 = self.balls.body[i].path.velocity;
+            energy += 0.5 * m.0 * v.0.length_squared();
+            momentum += m.0 * v.0;
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
             }
@@ -267,6 +271,8 @@ impl Stepper {
             }
         }
         self.keys = rank;
+        self.report.stats.kinetic_energy = energy;
+        self.report.stats.momentum = momentum.to_array();
         for (entity, state) in self.sleepless.drain(..) {
             world
                 .insert_one(entity, state)
