@@ -461,4 +461,9 @@ impl ToiStrategy for Audit {
             Analytic.ball_polygon(ball, polygon, t_max),
         )
     }
+
+    // The strategy audited steps as it would alone
+    fn misses_are_certain(&self) -> bool {
+        self.inner.misses_are_certain()
+    }
 }

@@ -466,11 +466,16 @@ fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
 // - when the TC rule started to apply under gravity: busy balls in the bins now collide
 //   elastically in fast impacts, and the board settles with fewer collisions (102,060 instead
 //   of 150,306 in 900 steps) and more balls asleep (273 instead of 224).
+//
+// Newton's cradle was re-pinned once, on purpose: without gravity, with the analytic strategy,
+// a ball's path now holds across steps (the `Path` component) instead of starting anew at every
+// step, so positions are computed from where each path began and round differently. The
+// physics is the same (one ball in, one ball out, to rounding).
 const PINNED_DEMOS: [(&str, usize, u64); 4] = [
     ("nehe_room", 500, 0x5385_769d_fa41_82f4),
     ("galton_board", 300, 0x3c3f_9437_ce22_b2f0),
     ("billiards_break", 200, 0x54bf_f072_d246_41d9),
-    ("newtons_cradle", 200, 0xb8b6_497f_15ac_b321),
+    ("newtons_cradle", 200, 0xb8cd_724f_1a5d_2dfc),
 ];
 
 #[test]

@@ -1622,3 +1622,104 @@ fn overlaps_and_escapes_placed_by_hand_are_measured() {
         assert_eq!(stats.collisions, 0, "all still");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Paths that hold across steps
+
+fn path(world: &World, e: Entity) -> toibox::sim::Path {
+    *world.get::<&toibox::sim::Path>(e).unwrap()
+}
+
+/// Without gravity and with the analytic strategy, a ball's path holds from step to step until
+/// it changes course: the stepper computes its position from where the path began. An epoch of
+/// the clock ends after 64 steps, and every path then starts anew where its ball is. Under
+/// gravity, or with a sampling strategy, every path starts anew at every step (and ends with it).
+#[test]
+fn paths_hold_across_steps_without_gravity_and_with_the_exact_strategy() {
+    let dt = 1.0 / 60.0;
+    let mut world = World::new();
+    let start = v3(0.1, 0.2, 0.3);
+    let v = v3(1.0, -0.5, 0.25);
+    let ball = BallDef::new(start, 0.1).velocity(v).spawn(&mut world);
+    let mut stepper = Stepper::new(no_gravity());
+    let mut epochs = 0;
+    let mut clock = 0.0;
+    for k in 1..=200 {
+        let before = position(&world, ball);
+        stepper.step(&mut world, dt).unwrap();
+        let q = path(&world, ball);
+        assert_eq!(q.velocity, v);
+        // Where the world says it is, the path says it is
+        assert_eq!(position(&world, ball), q.at(q.until), "step {k}");
+        if q.time == 0.0 && q.origin == before {
+            // A new epoch began with this step
+            epochs += 1;
+            clock = 0.0;
+        } else {
+            assert_eq!(q.time, 0.0, "step {k}: the path began with its epoch");
+        }
+        clock += dt;
+        assert_close_named(q.until, clock, 1e-12, "the clock");
+        assert!(q.until < 65.0 * dt, "step {k}: an epoch ends");
+        assert_close_named(
+            position(&world, ball).x,
+            start.x + v.x * dt * k as f64,
+            1e-12,
+            "x",
+        );
+    }
+    // The first step and every 64 or so after it
+    assert!((3..=4).contains(&epochs), "{epochs} epochs in 200 steps");
+
+    // Under gravity, and with a sampling strategy, paths start anew at each step
+    for config in [
+        StepConfig::default(),
+        StepConfig {
+            strategy: Strategy::Sliced { slices: 10 },
+            ..no_gravity()
+        },
+    ] {
+        let mut stepper = Stepper::new(config);
+        for k in 0..3 {
+            stepper.step(&mut world, dt).unwrap();
+            // Ended where the ball is, at the end of a step that began at time 0
+            let q = path(&world, ball);
+            let here = position(&world, ball);
+            assert_eq!((q.origin, q.time, q.until), (here, dt, dt), "step {k}");
+        }
+    }
+}
+
+/// An edit between steps starts a new path where the world puts the ball: a ball moved, or
+/// given a new velocity, mid-epoch moves from there, and its neighbours meet it there.
+#[test]
+fn edits_between_steps_start_new_paths() {
+    let dt = 0.1;
+    let mut world = World::new();
+    let a = BallDef::new(v3(0.0, 0.0, 0.0), 0.1)
+        .velocity(v3(1.0, 0.0, 0.0))
+        .spawn(&mut world);
+    let b = BallDef::new(v3(5.0, 0.0, 0.0), 0.1).spawn(&mut world);
+    let mut stepper = Stepper::new(no_gravity());
+    for _ in 0..5 {
+        stepper.step(&mut world, dt).unwrap();
+    }
+    let held = path(&world, a);
+    assert_eq!(held.time, 0.0, "the path held");
+    assert_close_named(position(&world, a).x, 0.5, 1e-12, "x after 5 steps");
+
+    // Moved next to b: they meet within the step, at the gap over the speed
+    world.get::<&mut Position>(a).unwrap().0 = v3(4.75, 0.0, 0.0);
+    let report = stepper.step(&mut world, dt).unwrap();
+    assert_eq!(report.stats.ball_ball, 1, "{:?}", report.events);
+    assert_close_named(report.events[0].time, 0.05, 1e-12, "contact time");
+    assert_close_named(velocity(&world, b).x, 1.0, 1e-12, "b struck");
+    assert_eq!(velocity(&world, a), Vec3::ZERO);
+
+    // Sent back: it goes back from where it is
+    let at = position(&world, a);
+    world.get::<&mut Velocity>(a).unwrap().0 = v3(-2.0, 0.0, 0.0);
+    stepper.step(&mut world, dt).unwrap();
+    assert_close_named(position(&world, a).x, at.x - 0.2, 1e-12, "a went back");
+    assert_eq!(path(&world, a).velocity, v3(-2.0, 0.0, 0.0));
+}

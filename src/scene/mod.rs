@@ -40,4 +40,4 @@ pub use generators::{
 pub use load::{
     BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, Scene, SceneError, SceneItem, SceneWorld,
 };
-pub use snapshot::{BallState, CylinderState, PlaneState, SleepState, Snapshot, Static};
+pub use snapshot::{BallState, CylinderState, PathState, PlaneState, SleepState, Snapshot, Static};

@@ -2,7 +2,7 @@
 //! back so that the run goes on bit for bit as if it had never stopped.
 //!
 //! A snapshot holds every ball's components (position, velocity, radius, mass, restitution,
-//! previous position, sleep state, colour, name) and every static shape, in the order the
+//! previous position, sleep state, path, colour, name) and every static shape, in the order the
 //! stepper reads them; numbers are written in the shortest form that reads back to the same
 //! bits. Loading spawns them into a new world in that order. Islands of sleeping balls are named
 //! after entities, which differ in the new world, so loading renames each island after one of
@@ -18,7 +18,7 @@ use super::SceneError;
 use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
 use crate::math::{Real, Vec3};
 use crate::sim::{
-    Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+    Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
 };
 
 /// The state of a world: its balls and static shapes.
@@ -53,6 +53,9 @@ pub struct BallState {
     pub previous: Option<Vec3>,
     /// [`Sleep`].
     pub sleep: Option<SleepState>,
+    /// [`Path`]; where a snapshot does not give it, the ball starts a new path where it is.
+    #[serde(default)]
+    pub path: Option<PathState>,
     /// [`Color`].
     pub color: Option<[f32; 3]>,
     /// [`Name`].
@@ -82,6 +85,20 @@ pub struct SleepState {
     /// [`Sleep::island_size`]; zero where a snapshot does not give it.
     #[serde(default)]
     pub island_size: u32,
+}
+
+/// A ball's [`Path`] component.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathState {
+    /// [`Path::origin`].
+    pub origin: Vec3,
+    /// [`Path::velocity`].
+    pub velocity: Vec3,
+    /// [`Path::time`].
+    pub time: Real,
+    /// [`Path::until`].
+    pub until: Real,
 }
 
 /// A static shape and its restitution, if it has one.
@@ -141,10 +158,11 @@ impl Snapshot {
             Option<&Restitution>,
             Option<&PreviousPosition>,
             Option<&Sleep>,
+            Option<&Path>,
             Option<&Color>,
             Option<&Name>,
         )>();
-        for (p, v, r, m, e, previous, sleep, color, name) in balls.iter() {
+        for (p, v, r, m, e, previous, sleep, path, color, name) in balls.iter() {
             snapshot.balls.push(BallState {
                 position: p.0,
                 velocity: v.0,
@@ -161,6 +179,12 @@ impl Snapshot {
                     written: s.written,
                     surroundings: s.surroundings,
                     island_size: s.island_size,
+                }),
+                path: path.map(|q| PathState {
+                    origin: q.origin,
+                    velocity: q.velocity,
+                    time: q.time,
+                    until: q.until,
                 }),
                 color: color.map(|c| c.0),
                 name: name.map(|n| n.0.clone()),
@@ -274,6 +298,14 @@ impl Snapshot {
                     written: s.written,
                     surroundings: s.surroundings,
                     island_size: s.island_size,
+                });
+            }
+            if let Some(q) = ball.path {
+                builder.add(Path {
+                    origin: q.origin,
+                    velocity: q.velocity,
+                    time: q.time,
+                    until: q.until,
                 });
             }
             if let Some(c) = ball.color {

@@ -51,7 +51,8 @@ pub(super) struct Trajectory {
     pub origin: Vec3,
     /// Its velocity since.
     pub velocity: Vec3,
-    /// The time of its last change of course, from the start of the step.
+    /// The time of its last change of course, on the stepper's clock (see
+    /// [`Path`](super::components::Path)).
     pub time: Real,
 }
 
@@ -111,6 +112,7 @@ pub(super) struct Balls {
     pub counter: Vec<u32>,
     /// Sleep state: clocks, islands, what woke.
     pub rest: Vec<Rest>,
+    /// Where each ball was at the start of the step.
     pub start: Vec<Vec3>,
     /// The supports of the balls that have any in this step.
     pub supports: Vec<Supports>,
@@ -192,6 +194,34 @@ impl Balls {
         let b = &self.body[i];
         let from = b.path.at(now);
         Aabb::of_path(from, from + b.path.velocity * (t_end - now), b.radius)
+    }
+
+    /// Return where ball `i` is at `t_end`, the end of the step: its origin when its path
+    /// began then (so that a path restarted at the end gives its origin bit for bit).
+    #[inline]
+    pub fn end(&self, i: usize, t_end: Real) -> Vec3 {
+        let path = &self.body[i].path;
+        if path.time == t_end {
+            path.origin
+        } else {
+            path.at(t_end)
+        }
+    }
+
+    /// Return ball `i` where it is at `t_end`.
+    #[inline]
+    pub fn ball_at(&self, i: usize, t_end: Real) -> Ball {
+        Ball::new(self.end(i, t_end), self.body[i].radius)
+    }
+
+    /// Start ball `i` on a path with `velocity` at `t_end`, from where it is then.
+    #[inline]
+    pub fn restart_with(&mut self, i: usize, t_end: Real, velocity: Vec3) {
+        let path = &mut self.body[i].path;
+        if path.time != t_end {
+            path.restart(t_end);
+        }
+        path.velocity = velocity;
     }
 
     #[inline]

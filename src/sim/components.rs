@@ -1,8 +1,8 @@
 //! The components of a ball, and the description that spawns one.
 //!
 //! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
-//! [`Restitution`] (default 1), [`Color`], [`Name`], [`PreviousPosition`] and [`Sleep`] (the
-//! stepper adds it when missing). A static shape is
+//! [`Restitution`] (default 1), [`Color`], [`Name`], [`PreviousPosition`], and [`Sleep`] and
+//! [`Path`] (the stepper adds them when missing). A static shape is
 //! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
 //! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
 
@@ -41,6 +41,41 @@ pub struct Color(pub [f32; 3]);
 /// Display name of a ball; the simulation ignores it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name(pub String);
+
+/// Where a ball's straight path began: the stepper's record of the ball's last change of
+/// course, added and kept by the stepper (users move balls through [`Position`] and
+/// [`Velocity`]).
+///
+/// The stepper computes positions from it, `origin + velocity · (t − time)`, and never steps
+/// them, so a prediction made from a path depends on the path alone: a stepper that takes the
+/// world over mid-run, fresh or restored from a snapshot, computes the very same bits. Times are
+/// on the stepper's clock: time since its epoch began. An epoch begins anew (every path starting
+/// where its ball is, at time 0) at every step under gravity or with a strategy whose misses are
+/// not certain, and otherwise every 64 steps or so, which bounds the rounding of the clock.
+///
+/// A path holds while the ball's [`Position`] is where the path puts it at `until` and its
+/// [`Velocity`] is the path's, bit for bit; a ball without one, or whose components were
+/// edited, starts a new path where it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Path {
+    /// Where the ball was at `time`.
+    pub origin: Vec3,
+    /// Its velocity since `time`.
+    pub velocity: Vec3,
+    /// When the path began, on the stepper's clock.
+    pub time: Real,
+    /// The end of the last step, on the stepper's clock: when `Position` was written.
+    pub until: Real,
+}
+
+impl Path {
+    /// Return where the path puts the ball at `t`, on the stepper's clock.
+    #[must_use]
+    #[inline]
+    pub fn at(&self, t: Real) -> Vec3 {
+        self.origin + self.velocity * (t - self.time)
+    }
+}
 
 /// The ball's position at the start of the last step, written by the stepper when present.
 ///

@@ -16,10 +16,11 @@ use crate::math::Real;
 impl StepStats {
     /// Measure the deepest overlap and the balls escaped (centre behind a plane or inside a
     /// cylinder) at the end of a step over `contacts`, the pairs whose queries in the step found
-    /// them touching or meeting. `escaped` is scratch.
+    /// them touching or meeting, with the balls where they are at `t_end`. `escaped` is scratch.
     pub(super) fn measure_contacts(
         &mut self,
         balls: &Balls,
+        t_end: Real,
         statics: &[Static],
         contacts: &[(u32, Other)],
         escaped: &mut Vec<u32>,
@@ -27,7 +28,7 @@ impl StepStats {
         let mut deepest: Real = 0.0;
         escaped.clear();
         for &(i, other) in contacts {
-            let b = balls.ball(i as usize);
+            let b = balls.ball_at(i as usize, t_end);
             let depth = match other {
                 Other::Static(k) => {
                     let (gap, holds_centre) = statics[k as usize].shape.gap(b.center);
@@ -36,7 +37,7 @@ impl StepStats {
                     }
                     b.radius - gap
                 }
-                Other::Ball(j) => balls.ball(j as usize).proximity(&b).depth(),
+                Other::Ball(j) => balls.ball_at(j as usize, t_end).proximity(&b).depth(),
             };
             deepest = deepest.max(depth);
         }

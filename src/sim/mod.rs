@@ -23,8 +23,8 @@ mod statics;
 mod step;
 
 pub use components::{
-    BallDef, Color, Mass, Name, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
-    combine_restitution,
+    BallDef, Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep,
+    Velocity, combine_restitution,
 };
 pub use config::{MAX_LENGTH, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};

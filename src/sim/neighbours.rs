@@ -85,9 +85,10 @@ pub(super) struct Neighbours {
 }
 
 impl Neighbours {
-    /// Size the grids for `bodies`, moving for `dt`: bands of radius, each at most twice the
-    /// one below, and cells a little over the largest diameter of each band.
-    pub fn plan(&mut self, bodies: &[BallBody], dt: Real) {
+    /// Size the grids for `bodies`, at `start` when the step begins and moving for `dt`: bands
+    /// of radius, each at most twice the one below, and cells a little over the largest
+    /// diameter of each band.
+    pub fn plan(&mut self, bodies: &[BallBody], start: &[Vec3], dt: Real) {
         let n = bodies.len();
         self.one_cell = n <= SMALL_WORLD;
         self.smallest = bodies
@@ -102,7 +103,8 @@ impl Neighbours {
         // The margin: well above the rounding of a position anywhere the balls go this step
         let extent = bodies
             .iter()
-            .map(|b| b.path.origin.abs().max_element() + b.path.velocity.abs().max_element() * dt)
+            .zip(start)
+            .map(|(b, p)| p.abs().max_element() + b.path.velocity.abs().max_element() * dt)
             .fold(0.0, Real::max);
         let margin = 1e-9 * extent;
         // Memory order: cells of 1.5 mean path boxes. The order decides which of simultaneous
@@ -153,8 +155,8 @@ impl Neighbours {
 
     /// List `bodies` in the planned grids, each in its own and the coarser ones (or as roaming
     /// when its step would cross too many cells), and the statics in the cells their box
-    /// covers (or as asked about everywhere). The balls' clocks must all be zero.
-    pub fn list(&mut self, bodies: &[BallBody], statics: &mut [Static], dt: Real) {
+    /// covers (or as asked about everywhere). `start` is where the balls are as the step begins.
+    pub fn list(&mut self, bodies: &[BallBody], start: &[Vec3], statics: &mut [Static], dt: Real) {
         let n = bodies.len();
         self.own.clear();
         self.roaming.clear();
@@ -167,7 +169,7 @@ impl Neighbours {
         // A dense box of at most 16 cells per ball and grid
         let limit = 16 * n + 4096;
         for grid in &mut self.grids {
-            grid.clear(bodies.iter().map(|b| b.path.origin), limit);
+            grid.clear(start.iter().copied(), limit);
             grid.statics.clear();
             grid.static_pool.clear();
             grid.cell.clear();
@@ -178,7 +180,7 @@ impl Neighbours {
             grid.previous.resize(n, NONE);
         }
 
-        for (i, b) in bodies.iter().enumerate() {
+        for (i, (b, &p)) in bodies.iter().zip(start).enumerate() {
             let own = self.grid_of_band[self.band(b.radius)];
             self.own.push(own);
             let grid = &self.grids[own as usize];
@@ -190,7 +192,7 @@ impl Neighbours {
                 continue;
             }
             for grid in &mut self.grids[own as usize..] {
-                let cell = grid.cell_of(b.path.origin);
+                let cell = grid.cell_of(p);
                 grid.link(i as u32, cell);
             }
         }
@@ -390,16 +392,16 @@ impl Neighbours {
         grid.link(i as u32, cell);
     }
 
-    /// Return true when a ball moving as `body` for `dt` goes further than a cell of the
-    /// memory order (never in a world of one cell).
-    pub fn outruns_order_cell(&self, body: &BallBody, dt: Real) -> bool {
-        let to = body.path.origin + body.path.velocity * dt;
-        (to - body.path.origin).length() * self.order_inverse > 1.0
+    /// Return true when a ball moving as `body` for `dt` from `start` goes further than a cell
+    /// of the memory order (never in a world of one cell).
+    pub fn outruns_order_cell(&self, body: &BallBody, start: Vec3, dt: Real) -> bool {
+        let to = start + body.path.velocity * dt;
+        (to - start).length() * self.order_inverse > 1.0
     }
 
     /// Return a key that orders balls along a Z-order curve of cells of 1.5 mean path boxes
     /// (as planned), so that balls close in space tend to be close in memory.
-    pub fn z_order(&self, body: &BallBody) -> u64 {
+    pub fn z_order(&self, position: Vec3) -> u64 {
         // Spread the low 21 bits of each coordinate three apart
         fn spread(v: i64) -> u64 {
             let mut x = (v as u64) & 0x1f_ffff;
@@ -410,7 +412,7 @@ impl Neighbours {
             x = (x | x << 2) & 0x1249_2492_4924_9249;
             x
         }
-        let p = body.path.origin * self.order_inverse;
+        let p = position * self.order_inverse;
         let c = |x: Real| x.floor().clamp(-(MAX_CELL as Real), MAX_CELL as Real) as i64;
         spread(c(p.x)) | spread(c(p.y)) << 1 | spread(c(p.z)) << 2
     }
@@ -443,9 +445,10 @@ mod tests {
     }
 
     fn built(bodies: &[BallBody], statics: &mut [Static]) -> Neighbours {
+        let start: Vec<Vec3> = bodies.iter().map(|b| b.path.origin).collect();
         let mut n = Neighbours::default();
-        n.plan(bodies, 1.0);
-        n.list(bodies, statics, 1.0);
+        n.plan(bodies, &start, 1.0);
+        n.list(bodies, &start, statics, 1.0);
         n
     }
 
@@ -561,7 +564,9 @@ mod tests {
     #[test]
     fn cells_are_clamped_far_out_and_keep_neighbours_neighbours() {
         let mut n = Neighbours::default();
-        n.plan(&row(40), 1.0);
+        let row = row(40);
+        let start: Vec<Vec3> = row.iter().map(|b| b.path.origin).collect();
+        n.plan(&row, &start, 1.0);
         let grid = &n.grids[0];
         let far = grid.cell_of(Vec3::new(1e300, -1e300, 0.0));
         assert_eq!(far, [MAX_CELL, -MAX_CELL, 0]);

@@ -64,7 +64,7 @@ use hecs::{Entity, World};
 
 use super::bodies::{Balls, permute};
 use super::calendar::{Calendar, Happening, Other};
-use super::components::Sleep;
+use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
 use super::events::{StepReport, StepStats};
 use super::neighbours::{Neighbours, SMALL_WORLD};
@@ -82,6 +82,11 @@ use crate::toi::ToiStrategy;
 /// still never rises. Resting contacts (approaches slower than the rest speed) are inelastic
 /// whatever the count: they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
+
+/// Steps of an epoch of the paths' clock at most: past `EPOCH_STEPS · dt` every path starts anew
+/// where its ball is, at time 0, so that the clock's rounding stays within a few dozen times that
+/// of a single step's times.
+const EPOCH_STEPS: u32 = 64;
 
 /// Steps a [`World`] of balls and static shapes.
 ///
@@ -137,6 +142,10 @@ pub struct Stepper {
     order: Vec<u32>,
     /// The rest speed of the current step.
     rest_speed: Real,
+    /// When the current step began, on the clock of the balls' paths (see [`Path`]).
+    clock: Real,
+    /// Balls without a [`Path`] component, to be given one.
+    pathless: Vec<(Entity, Path)>,
     /// Every pair a query of this step found touching or meeting: any pair that overlaps at
     /// the end of the step is among them.
     contacts: Vec<(u32, Other)>,
@@ -204,7 +213,9 @@ impl Stepper {
             return Err(StepError::InvalidDt(dt));
         }
         self.config.check()?;
-        self.gather(world)?;
+        let keep_paths = self.config.gravity == Vec3::ZERO && strategy.misses_are_certain();
+        self.gather(world, dt, keep_paths)?;
+        let (t0, t1) = (self.clock, self.clock + dt);
         self.report.events.clear();
         self.report.stats = StepStats::default();
         self.links.clear();
@@ -224,7 +235,7 @@ impl Stepper {
         }
 
         self.build_broadphase(dt);
-        self.predict_all(dt, strategy);
+        self.predict_all(t0, t1, strategy);
 
         let cap = self
             .config
@@ -237,24 +248,27 @@ impl Stepper {
             match event.happening() {
                 Happening::Crossing { grid, axis, step } => {
                     let (g, axis, step) = (grid as usize, axis as usize, i64::from(step));
-                    self.cross(i, g, axis, step, now, dt, strategy);
+                    self.cross(i, g, axis, step, now, t1, strategy);
                 }
                 Happening::Contact(other) if resolved >= cap => {
-                    self.hold(i, other, now, dt, strategy);
+                    self.hold(i, other, now, t1, strategy);
                 }
                 Happening::Contact(other) => {
-                    if self.resolve(i, other, now, dt, strategy) {
+                    if self.resolve(i, other, now, t1, strategy) {
                         resolved += 1;
                     }
                 }
             }
         }
 
-        for i in 0..self.balls.len() {
-            self.balls.advance(i, dt);
+        // Paths that hold across steps stay as they began; the others end here
+        if !keep_paths {
+            for i in 0..self.balls.len() {
+                self.balls.advance(i, t1);
+            }
         }
         for &(i, velocity) in &self.stopped {
-            self.balls.body[i as usize].path.velocity = velocity;
+            self.balls.restart_with(i as usize, t1, velocity);
         }
         self.report.stats.stopped = self.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
@@ -262,19 +276,20 @@ impl Stepper {
             self.report = StepReport::default();
             return Err(error);
         }
-        self.settle(dt);
+        self.settle(dt, t1);
         self.report.stats.measure_contacts(
             &self.balls,
+            t1,
             &self.statics,
             &self.contacts,
             &mut self.escaped,
         );
-        self.scatter(world);
+        self.scatter(world, t1);
         Ok(&self.report)
     }
 
-    /// Update the sleep clocks and put to sleep or wake whole islands.
-    fn settle(&mut self, dt: Real) {
+    /// Update the sleep clocks and put to sleep or wake whole islands, at `t_end`.
+    fn settle(&mut self, dt: Real, t_end: Real) {
         let Some(config) = self.config.sleep else {
             return;
         };
@@ -282,15 +297,10 @@ impl Stepper {
         let balls = &mut self.balls;
         for i in 0..balls.len() {
             let body = &balls.body[i];
-            let speed = body.path.origin.distance(balls.start[i]) / dt;
+            let end = balls.end(i, t_end);
+            let speed = end.distance(balls.start[i]) / dt;
             let rest = &mut balls.rest[i];
-            rest.observe(
-                body.path.origin,
-                speed,
-                limit,
-                config.drift * body.radius,
-                dt,
-            );
+            rest.observe(end, speed, limit, config.drift * body.radius, dt);
             rest.grounded = balls.material[i].resting_hits > 0;
         }
         let entities = &balls.entity;
@@ -300,9 +310,9 @@ impl Stepper {
             |i| entities[i].to_bits(),
             &self.links,
         );
-        for (body, rest) in balls.body.iter_mut().zip(&balls.rest) {
-            if rest.asleep() {
-                body.path.velocity = Vec3::ZERO;
+        for i in 0..balls.len() {
+            if balls.rest[i].asleep() {
+                balls.restart_with(i, t_end, Vec3::ZERO);
             }
         }
         self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;
@@ -310,10 +320,11 @@ impl Stepper {
 
     /// Size the grids for this step, order the balls along them, and list balls and statics.
     fn build_broadphase(&mut self, dt: Real) {
-        self.neighbours.plan(&self.balls.body, dt);
+        self.neighbours
+            .plan(&self.balls.body, &self.balls.start, dt);
         self.sort_spatially();
         self.neighbours
-            .list(&self.balls.body, &mut self.statics, dt);
+            .list(&self.balls.body, &self.balls.start, &mut self.statics, dt);
         self.contacts.clear();
         let n = self.balls.len();
         self.changed.clear();
@@ -324,7 +335,10 @@ impl Stepper {
             let body = &self.balls.body[i];
             let asleep = self.balls.rest[i].asleep();
             let long = self.neighbours.roams(i)
-                || (!asleep && self.neighbours.outruns_order_cell(body, dt));
+                || (!asleep
+                    && self
+                        .neighbours
+                        .outruns_order_cell(body, self.balls.start[i], dt));
             self.long.push(long);
         }
     }
@@ -347,9 +361,9 @@ impl Stepper {
         keys.clear();
         keys.extend(
             self.balls
-                .body
+                .start
                 .iter()
-                .map(|body| self.neighbours.z_order(body)),
+                .map(|&position| self.neighbours.z_order(position)),
         );
         self.order.sort_by_key(|&w| (keys[w as usize], w));
         self.keys = keys;

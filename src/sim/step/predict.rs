@@ -153,10 +153,15 @@ impl Stepper {
 
     /// The first predictions of the step: every ball awake asks about what is near it, each
     /// pair once.
-    pub(super) fn predict_all<S: ToiStrategy + ?Sized>(&mut self, dt: Real, strategy: &S) {
+    pub(super) fn predict_all<S: ToiStrategy + ?Sized>(
+        &mut self,
+        t_start: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
         for i in 0..self.balls.len() {
             if !self.balls.rest[i].asleep() {
-                self.predict(i, 0.0, dt, strategy, Asking::First);
+                self.predict(i, t_start, t_end, strategy, Asking::First);
             }
         }
     }

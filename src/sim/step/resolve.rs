@@ -128,7 +128,7 @@ impl Stepper {
             a: self.balls.entity[i],
             b: entity,
             kind,
-            time: now,
+            time: now - self.clock,
             point: proximity.point,
             normal: n,
             impulse: response.impulse,

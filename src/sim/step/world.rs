@@ -4,12 +4,12 @@
 use hecs::{Entity, World};
 
 use super::Sleeper;
-use super::Stepper;
+use super::{EPOCH_STEPS, Stepper};
 use crate::math::{Real, Vec3, positive};
 use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
-    Mass, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+    Mass, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
 };
 use crate::sim::config::{MAX_LENGTH, StepError};
 use crate::sim::sleep::Rest;
@@ -19,8 +19,8 @@ impl Stepper {
     /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, a velocity
     /// component, or the distance it may move in the step along an axis, with gravity applied.
     pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
-        self.first_fault(dt, |body| {
-            if body.path.origin.abs().max_element() > MAX_LENGTH {
+        self.first_fault(dt, |body, start, _| {
+            if start.abs().max_element() > MAX_LENGTH {
                 Some("position")
             } else if body.radius > MAX_LENGTH {
                 Some("radius")
@@ -42,8 +42,8 @@ impl Stepper {
     /// The error for the first ball whose position or velocity left the finite numbers in this
     /// step (a `dt` too long for its speed, or values near the largest numbers), if any.
     pub(super) fn non_finite(&self, dt: Real) -> Option<StepError> {
-        self.first_fault(dt, |body| {
-            if !body.path.origin.is_finite() {
+        self.first_fault(dt, |body, _, end| {
+            if !end.is_finite() {
                 Some("position")
             } else if !body.path.velocity.is_finite() {
                 Some("velocity")
@@ -53,15 +53,18 @@ impl Stepper {
         })
     }
 
-    /// [`StepError::OutOfRange`] for the first ball in which `fault` finds a field at fault.
+    /// [`StepError::OutOfRange`] for the first ball in which `fault` finds a field at fault,
+    /// given its body, where it began the step and where it ends it.
     pub(super) fn first_fault(
         &self,
         dt: Real,
-        fault: impl Fn(&BallBody) -> Option<&'static str>,
+        fault: impl Fn(&BallBody, Vec3, Vec3) -> Option<&'static str>,
     ) -> Option<StepError> {
         let balls = &self.balls;
+        let t_end = self.clock + dt;
         (0..balls.len()).find_map(|i| {
-            fault(&balls.body[i]).map(|field| StepError::OutOfRange {
+            let end = balls.end(i, t_end);
+            fault(&balls.body[i], balls.start[i], end).map(|field| StepError::OutOfRange {
                 entity: balls.entity[i],
                 field,
                 dt,
@@ -69,8 +72,29 @@ impl Stepper {
         })
     }
 
-    /// Copy the balls and statics out of the world, checking their values.
-    pub(super) fn gather(&mut self, world: &mut World) -> Result<(), StepError> {
+    /// Copy the balls and statics out of the world, checking their values, and set the clock
+    /// of the step. With `keep_paths` (no gravity, an exact strategy), the balls' [`Path`]s
+    /// hold within an epoch of [`EPOCH_STEPS`] steps of `dt`; otherwise, and when an epoch
+    /// ends, every path starts where its ball is, at time 0.
+    pub(super) fn gather(
+        &mut self,
+        world: &mut World,
+        dt: Real,
+        keep_paths: bool,
+    ) -> Result<(), StepError> {
+        // The clock: the end of the last step, as the first path of the world says
+        let clock = world
+            .query::<&Path>()
+            .iter()
+            .next()
+            .map(|path| path.until)
+            .filter(|&t| {
+                keep_paths && t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t)
+            });
+        let keep = clock.is_some();
+        let clock = clock.unwrap_or(0.0);
+        let mut held = false;
+        self.clock = clock;
         let balls = &mut self.balls;
         balls.clear();
         self.sleepers.clear();
@@ -81,7 +105,7 @@ impl Stepper {
         balls.counter.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, sleep) in world.query_mut::<(
+        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<(
             Entity,
             &Position,
             &Velocity,
@@ -89,6 +113,7 @@ impl Stepper {
             &Mass,
             Option<&Restitution>,
             Option<&Sleep>,
+            Option<&Path>,
         )>() {
             let bad = |field, allowed| StepError::InvalidBall {
                 entity,
@@ -111,15 +136,30 @@ impl Stepper {
             if !(0.0..=1.0).contains(&restitution) {
                 return Err(bad("restitution", "a number from 0 to 1"));
             }
-            balls.entity.push(entity);
-            balls.body.push(BallBody {
-                path: Trajectory {
+            // Its path goes on while the world still puts the ball where the path does
+            let path = match path {
+                Some(q)
+                    if keep
+                        && q.until == clock
+                        && q.time <= clock
+                        && q.velocity == v.0
+                        && q.at(clock) == p.0 =>
+                {
+                    held = true;
+                    Trajectory {
+                        origin: q.origin,
+                        velocity: q.velocity,
+                        time: q.time,
+                    }
+                }
+                _ => Trajectory {
                     origin: p.0,
                     velocity: v.0,
-                    time: 0.0,
+                    time: clock,
                 },
-                radius: r.0,
-            });
+            };
+            balls.entity.push(entity);
+            balls.body.push(BallBody { path, radius: r.0 });
             balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
                 restitution,
@@ -161,6 +201,13 @@ impl Stepper {
             }
             balls.rest.push(rest);
             balls.start.push(p.0);
+        }
+        // No path held: a new epoch, so that the same balls step the same whatever the clock
+        if !held && clock != 0.0 {
+            self.clock = 0.0;
+            for body in &mut balls.body {
+                body.path.time = 0.0;
+            }
         }
 
         statics::gather(world, &mut self.statics)?;
@@ -217,8 +264,9 @@ impl Stepper {
         }
     }
 
-    /// Write positions and velocities back, through the order they were gathered in.
-    pub(super) fn scatter(&mut self, world: &mut World) {
+    /// Write positions, velocities and paths back as of `t_end`, through the order they were
+    /// gathered in.
+    pub(super) fn scatter(&mut self, world: &mut World, t_end: Real) {
         self.count_islands();
         let query = world.query_mut::<(
             Entity,
@@ -229,6 +277,7 @@ impl Stepper {
             Option<&Restitution>,
             Option<&mut PreviousPosition>,
             Option<&mut Sleep>,
+            Option<&mut Path>,
         )>();
         let mut rank = std::mem::take(&mut self.keys);
         rank.clear();
@@ -239,11 +288,22 @@ impl Stepper {
         self.sleepless.clear();
         // Energy and momentum of what is written, in the pass that writes it
         let (mut energy, mut momentum) = (0.0, Vec3::ZERO);
-        for (w, (entity, p, v, r, m, e, previous, sleep)) in query.into_iter().enumerate() {
+        for (w, (entity, p, v, r, m, e, previous, sleep, path)) in query.into_iter().enumerate() {
             let i = rank[w] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
-            p.0 = self.balls.body[i].path.origin;
-            v.0 = self.balls.body[i].path.velocity;
+            let body = &self.balls.body[i].path;
+            p.0 = self.balls.end(i, t_end);
+            v.0 = body.velocity;
+            let written = Path {
+                origin: body.origin,
+                velocity: body.velocity,
+                time: body.time,
+                until: t_end,
+            };
+            match path {
+                Some(path) => *path = written,
+                None => self.pathless.push((entity, written)),
+            }
             energy += 0.5 * m.0 * v.0.length_squared();
             momentum += m.0 * v.0;
             if let Some(previous) = previous {
@@ -276,6 +336,11 @@ impl Stepper {
         for (entity, state) in self.sleepless.drain(..) {
             world
                 .insert_one(entity, state)
+                .expect("the entity was just stepped");
+        }
+        for (entity, path) in self.pathless.drain(..) {
+            world
+                .insert_one(entity, path)
                 .expect("the entity was just stepped");
         }
     }
