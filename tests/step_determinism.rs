@@ -140,6 +140,50 @@ fn a_fresh_stepper_halfway_gives_the_same_bits() {
     assert_eq!(bits(&halves), bits(&whole));
 }
 
+/// Edit `world` between steps as a game would: every 7th step a ball is sent another way,
+/// every 11th one is moved, every 13th one is despawned and a new one spawned.
+fn edit(world: &mut World, step: usize) {
+    let balls: Vec<hecs::Entity> = world
+        .query::<(hecs::Entity, &Position)>()
+        .iter()
+        .map(|(e, _)| e)
+        .collect();
+    let pick = balls[(step * 31) % balls.len()];
+    if step % 7 == 0 {
+        world.get::<&mut Velocity>(pick).unwrap().0 = Vec3::new(3.0, -1.0, 2.0);
+    }
+    if step % 11 == 0 {
+        world.get::<&mut Position>(pick).unwrap().0 = Vec3::new(0.1, 0.2, -0.3);
+    }
+    if step % 13 == 0 {
+        world.despawn(pick).unwrap();
+        BallDef::new(Vec3::new(-0.2, 0.3, 0.1), 0.05)
+            .velocity(Vec3::new(0.0, 4.0, -1.0))
+            .spawn(world);
+    }
+}
+
+/// What the stepper keeps between steps (its calendar, cells and order, where paths hold) is a
+/// cache: a run with edits between steps gives the same bits with one stepper throughout as
+/// with a new stepper at every step.
+#[test]
+fn kept_predictions_are_a_cache_edits_and_all() {
+    let mut kept = gas_500();
+    let mut fresh = gas_500();
+    let mut stepper = Stepper::new(no_gravity(Strategy::Analytic));
+    let mut asked = [0, 0];
+    for step in 1..=150 {
+        edit(&mut kept, step);
+        edit(&mut fresh, step);
+        asked[0] += stepper.step(&mut kept, DT).unwrap().stats.toi_queries;
+        let mut new = Stepper::new(no_gravity(Strategy::Analytic));
+        asked[1] += new.step(&mut fresh, DT).unwrap().stats.toi_queries;
+        assert_eq!(bits(&kept), bits(&fresh), "step {step}");
+    }
+    // The kept stepper did keep its predictions (despawns and spawns start afresh)
+    assert!(4 * asked[0] < 3 * asked[1], "queries asked {asked:?}");
+}
+
 /// The pinned scene: [`gas`] with 200 balls in the cube `-0.6..0.6`, speed 5, seed 7, restitution
 /// 1, under the default gravity `(0, -9.81, 0)` and the default rest speed and cap, stepped 120
 /// times with `dt = 1/60` and the named strategy; then [`fnv1a`] of the world.

@@ -1723,3 +1723,46 @@ fn edits_between_steps_start_new_paths() {
     assert_close_named(position(&world, a).x, at.x - 0.2, 1e-12, "a went back");
     assert_eq!(path(&world, a).velocity, v3(-2.0, 0.0, 0.0));
 }
+
+/// Without gravity and with the analytic strategy, predictions outlive the step: a world where
+/// nothing changes asks nothing after its first step until its epoch ends, and a pair predicted
+/// to meet steps later meets then, at the time predicted from their paths. An edit is
+/// re-predicted at once.
+#[test]
+fn predictions_are_kept_across_steps_until_something_changes() {
+    let dt = 0.01;
+    let mut world = World::new();
+    // A gap of 0.91 at a closing speed of 2: they meet at 0.455, in the 46th step
+    let a = BallDef::new(v3(-0.505, 0.0, 0.0), 0.05)
+        .velocity(v3(1.0, 0.0, 0.0))
+        .spawn(&mut world);
+    let b = BallDef::new(v3(0.505, 0.0, 0.0), 0.05)
+        .velocity(v3(-1.0, 0.0, 0.0))
+        .spawn(&mut world);
+    let far = BallDef::new(v3(0.0, 5.0, 0.0), 0.05).spawn(&mut world);
+    let mut stepper = Stepper::new(no_gravity());
+    let mut met = None;
+    for k in 1..=60 {
+        let report = stepper.step(&mut world, dt).unwrap();
+        let queries = report.stats.toi_queries;
+        if k == 1 {
+            assert!(queries > 0, "the first step predicts");
+        } else if report.events.is_empty() {
+            assert_eq!(queries, 0, "step {k}: nothing changed, nothing asked");
+        }
+        if let Some(e) = report.events.first() {
+            assert_eq!((e.a, e.b), (a, b), "step {k}");
+            met = Some((k, e.time));
+        }
+    }
+    let (k, time) = met.expect("they met");
+    assert_eq!(k, 46);
+    assert_close_named(0.01 * 45.0 + time, 0.455, 1e-12, "when they met");
+
+    // An edit is seen at once: the far ball sent at them meets a ball within the step
+    world.get::<&mut Position>(far).unwrap().0 = position(&world, a) + v3(0.0, 0.15, 0.0);
+    world.get::<&mut Velocity>(far).unwrap().0 = v3(-1.0, -5.0, 0.0);
+    let report = stepper.step(&mut world, dt).unwrap();
+    assert!(report.stats.toi_queries > 0);
+    assert_eq!(report.stats.ball_ball, 1, "{:?}", report.events);
+}

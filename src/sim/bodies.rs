@@ -107,9 +107,12 @@ pub(super) struct Balls {
     /// What the event loop reads and writes, kept together for the cache.
     pub body: Vec<BallBody>,
     pub material: Vec<BallMaterial>,
-    /// Collisions so far this step; events and registrations made before the last one are
-    /// stale. Apart from the bodies so that the broad phase filters without touching them.
+    /// Changes of course since the calendar began (collisions, stops, edits): events predicted
+    /// before the last one are stale. Apart from the bodies so that the broad phase filters
+    /// without touching them.
     pub counter: Vec<u32>,
+    /// Collisions and stops in this step (the TC rule counts them).
+    pub hits: Vec<u32>,
     /// Sleep state: clocks, islands, what woke.
     pub rest: Vec<Rest>,
     /// Where each ball was at the start of the step.
@@ -124,6 +127,7 @@ impl Balls {
         self.body.clear();
         self.material.clear();
         self.counter.clear();
+        self.hits.clear();
         self.rest.clear();
         self.start.clear();
         self.supports.clear();
@@ -133,17 +137,18 @@ impl Balls {
         self.entity.len()
     }
 
+    /// Count a change of course of ball `k` in this step: its events go stale.
+    #[inline]
+    pub fn bump(&mut self, k: usize) {
+        self.counter[k] += 1;
+        self.hits[k] += 1;
+    }
+
     /// The ball as a moving ball whose `t = 0` is `now`.
     #[inline]
     pub fn moving(&self, i: usize, now: Real) -> MovingBall {
         let b = &self.body[i];
         MovingBall::new(b.path.at(now), b.radius, b.path.velocity)
-    }
-
-    /// The ball as it stands at its own clock.
-    #[inline]
-    pub fn ball(&self, i: usize) -> Ball {
-        Ball::new(self.body[i].path.origin, self.body[i].radius)
     }
 
     /// What ball `i` rests against in this step.

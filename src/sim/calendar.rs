@@ -1,5 +1,5 @@
-//! The calendar of a step: predicted collisions and cell crossings in a min-heap, stale ones
-//! dropped when met.
+//! The calendar: predicted collisions and cell crossings in a min-heap, stale ones dropped when
+//! met. Events after the end of a step stay for the next one where paths hold across steps.
 //!
 //! An event carries the collision counters its balls had when it was predicted; a ball that has
 //! changed course since has a higher counter, and its old events are skipped when they come up
@@ -8,6 +8,8 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
 
 use crate::math::Real;
 
@@ -80,14 +82,51 @@ impl Happening {
     }
 }
 
+/// The order of events: time, then the asking ball, then what happens (packed).
+pub(super) type Key = (Real, u32, u32);
+
+/// A key after every event.
+pub(super) const NEVER: Key = (Real::INFINITY, u32::MAX, u32::MAX);
+
+/// True when key `x` comes before key `y`.
+#[inline]
+pub(super) fn earlier(x: Key, y: Key) -> bool {
+    x.0.total_cmp(&y.0)
+        .then(x.1.cmp(&y.1))
+        .then(x.2.cmp(&y.2))
+        .is_lt()
+}
+
+/// The capacity of a bucket worth keeping for reuse, and how many are kept.
+const SMALL_BUCKET: usize = 8;
+const MAX_SPARE: usize = 4096;
+
+/// In [`Event::owner`]'s place in `a`: the event is held for the other ball.
+const HELD_FOR_B: u32 = 1 << 31;
+
+/// What the calendar gives next.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Next {
+    /// An event whose balls have not changed course since it was predicted.
+    Event(Event),
+    /// The earliest event held for this ball went stale (the other ball changed course): the
+    /// ball predicts again at `time`, the events it had after that one having been left out.
+    Again {
+        /// The ball.
+        ball: u32,
+        /// When.
+        time: Real,
+    },
+}
+
 /// A predicted collision of ball `a` with a ball or a static shape, or its crossing into the
 /// next cell of a grid.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Event {
-    /// When, from the start of the step.
+    /// When, on the paths' clock.
     pub time: Real,
-    /// The ball that asked.
-    pub a: u32,
+    /// The ball that asked (and in the top bit, whether the event is held for the other).
+    a: u32,
     /// What happens, packed (see [`Happening::pack`]).
     b: u32,
     count_a: u32,
@@ -95,15 +134,48 @@ pub(super) struct Event {
 }
 
 impl Event {
+    /// Return the ball that asked.
+    #[inline]
+    pub fn a(&self) -> u32 {
+        self.a & !HELD_FOR_B
+    }
+
     /// Return what happens.
     #[inline]
     pub fn happening(&self) -> Happening {
         Happening::unpack(self.b)
     }
 
-    fn key(&self) -> (Real, u32, u32) {
-        (self.time, self.a, self.b)
+    /// Return the event's place in the order.
+    #[inline]
+    pub fn key(&self) -> Key {
+        (self.time, self.a(), self.b)
     }
+
+    /// Return the ball the event is held for, with its counter when predicted.
+    #[inline]
+    fn owner(&self) -> (u32, u32) {
+        match (self.a & HELD_FOR_B != 0, self.happening()) {
+            (true, Happening::Contact(Other::Ball(j))) => (j, self.count_b),
+            _ => (self.a(), self.count_a),
+        }
+    }
+
+    /// True when neither ball has changed course since the event was predicted.
+    #[inline]
+    fn current(&self, counters: &[u32]) -> bool {
+        counters[self.a() as usize] == self.count_a
+            && match self.happening() {
+                Happening::Contact(Other::Ball(j)) => counters[j as usize] == self.count_b,
+                _ => true,
+            }
+    }
+}
+
+/// Return the key of what happens to ball `a` at `time`.
+#[inline]
+pub(super) fn key_of(time: Real, a: u32, happening: Happening) -> Key {
+    (time, a, happening.pack())
 }
 
 impl PartialEq for Event {
@@ -130,40 +202,188 @@ impl Ord for Event {
     }
 }
 
-/// The pending events of a step.
+/// The pending events: those of the current step in a min-heap, and, where events outlive
+/// steps, the later ones in buckets of time (a calendar queue of one step's width, after Paul,
+/// "A complexity O(1) priority queue for event driven molecular dynamics simulations", J.
+/// Comput. Phys. 221, 2007), moved into the heap when their step comes. The heap stays the
+/// size of a step's events, however far ahead the predictions reach.
 #[derive(Debug, Default)]
 pub(super) struct Calendar {
     heap: BinaryHeap<Reverse<Event>>,
+    /// Events after the last bucket moved into the heap, by bucket (`time / width`).
+    later: FxHashMap<u64, Vec<Event>>,
+    /// Events in `later`.
+    later_len: usize,
+    /// The buckets' width; zero while every event goes to the heap.
+    width: Real,
+    /// Every bucket up to this one is in the heap (events pushed for them go there).
+    drained: u64,
+    /// Emptied buckets, to reuse.
+    spare: Vec<Vec<Event>>,
 }
 
 impl Calendar {
     /// Add what happens to ball `a` at `time`, as of the balls' collision counters
     /// (`counters[i]` for ball `i`).
     pub fn push(&mut self, time: Real, a: u32, happening: Happening, counters: &[u32]) {
+        self.push_held(time, a, happening, counters, false);
+    }
+
+    /// Add what happens to ball `a` at `time`, held for the other ball of the contact when
+    /// `for_b` (see [`Next::Again`]).
+    pub fn push_held(
+        &mut self,
+        time: Real,
+        a: u32,
+        happening: Happening,
+        counters: &[u32],
+        for_b: bool,
+    ) {
+        debug_assert!(a < HELD_FOR_B);
         let count_b = match happening {
             Happening::Contact(Other::Ball(j)) => counters[j as usize],
             _ => 0,
         };
-        self.heap.push(Reverse(Event {
+        let event = Event {
             time,
-            a,
+            a: if for_b { a | HELD_FOR_B } else { a },
             b: happening.pack(),
             count_a: counters[a as usize],
             count_b,
-        }));
+        };
+        if self.width > 0.0 {
+            let b = self.bucket(time);
+            if b > self.drained {
+                let spare = &mut self.spare;
+                self.later
+                    .entry(b)
+                    .or_insert_with(|| spare.pop().unwrap_or_default())
+                    .push(event);
+                self.later_len += 1;
+                return;
+            }
+        }
+        self.heap.push(Reverse(event));
     }
 
-    /// Remove and return the earliest event whose balls have not collided since it was
-    /// predicted, dropping the stale ones before it; `None` when none is left.
-    pub fn pop_current(&mut self, counters: &[u32]) -> Option<Event> {
-        while let Some(Reverse(event)) = self.heap.pop() {
-            let current = counters[event.a as usize] == event.count_a
-                && match event.happening() {
-                    Happening::Contact(Other::Ball(j)) => counters[j as usize] == event.count_b,
-                    _ => true,
-                };
-            if current {
-                return Some(event);
+    /// Forget every event, and keep later events in buckets of `width` (zero: none, every
+    /// event in the heap).
+    pub fn clear(&mut self, width: Real) {
+        self.heap.clear();
+        let buckets: Vec<Vec<Event>> = self.later.drain().map(|(_, bucket)| bucket).collect();
+        for bucket in buckets {
+            self.recycle(bucket);
+        }
+        self.later_len = 0;
+        self.width = if width.is_finite() && width > 0.0 {
+            width
+        } else {
+            0.0
+        };
+        self.drained = 0;
+    }
+
+    /// Return how many events are pending, stale ones included.
+    pub fn len(&self) -> usize {
+        self.heap.len() + self.later_len
+    }
+
+    /// Keep an emptied bucket to reuse, if it is small (most are: a bucket is a step's
+    /// events of a few balls, and a large one would keep its memory for good).
+    fn recycle(&mut self, mut bucket: Vec<Event>) {
+        if bucket.capacity() <= SMALL_BUCKET && self.spare.len() < MAX_SPARE {
+            bucket.clear();
+            self.spare.push(bucket);
+        }
+    }
+
+    /// The bucket of `time` (times are not negative).
+    #[inline]
+    fn bucket(&self, time: Real) -> u64 {
+        // Saturates: far beyond any step, all in the last bucket
+        (time / self.width) as u64
+    }
+
+    /// Move the events up to `t_end` (and a little after, to the end of its bucket) into the
+    /// heap.
+    pub fn advance_to(&mut self, t_end: Real) {
+        if self.width == 0.0 {
+            return;
+        }
+        let last = self.bucket(t_end);
+        if last <= self.drained {
+            return;
+        }
+        let take = |calendar: &mut Self, b: u64| {
+            if let Some(mut bucket) = calendar.later.remove(&b) {
+                calendar.later_len -= bucket.len();
+                calendar.heap.extend(bucket.drain(..).map(Reverse));
+                calendar.recycle(bucket);
+            }
+        };
+        let first = self.drained + 1;
+        if last - first < self.later.len() as u64 {
+            for b in first..=last {
+                take(self, b);
+            }
+        } else {
+            let due: Vec<u64> = self.later.keys().copied().filter(|&b| b <= last).collect();
+            for b in due {
+                take(self, b);
+            }
+        }
+        self.drained = last;
+    }
+
+    /// Drop the stale events but those that still stand for a ball's earliest (see
+    /// [`Calendar::pop_until`]): where events outlive steps, stale ones would otherwise pile
+    /// up until their time comes.
+    pub fn compact(&mut self, counters: &[u32], held: &[Key]) {
+        let keep = |event: &Event| {
+            event.current(counters) || {
+                let (ball, count) = event.owner();
+                counters[ball as usize] == count && held[ball as usize] == event.key()
+            }
+        };
+        self.heap.retain(|Reverse(event)| keep(event));
+        self.later.retain(|_, bucket| {
+            bucket.retain(keep);
+            bucket.shrink_to(SMALL_BUCKET);
+            !bucket.is_empty()
+        });
+        self.later_len = self.later.values().map(Vec::len).sum();
+        self.heap.shrink_to(2 * self.heap.len() + 1024);
+    }
+
+    /// Remove and return the earliest event at or before `t_end` whose balls have not changed
+    /// course since it was predicted, dropping the stale ones before it; `None` when none is
+    /// left before `t_end` (later events stay).
+    ///
+    /// With `held` (each ball's earliest event, where each ball keeps only its earliest in the
+    /// calendar), a stale event that was a ball's earliest gives [`Next::Again`] for it.
+    pub fn pop_until(
+        &mut self,
+        counters: &[u32],
+        t_end: Real,
+        held: Option<&[Key]>,
+    ) -> Option<Next> {
+        while let Some(Reverse(event)) = self.heap.peek() {
+            if event.time > t_end {
+                return None;
+            }
+            let Reverse(event) = self.heap.pop().expect("peeked");
+            if event.current(counters) {
+                return Some(Next::Event(event));
+            }
+            if let Some(held) = held {
+                let (ball, count) = event.owner();
+                let b = ball as usize;
+                if counters[b] == count && held[b] == event.key() {
+                    return Some(Next::Again {
+                        ball,
+                        time: event.time,
+                    });
+                }
             }
         }
         None

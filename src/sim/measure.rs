@@ -13,6 +13,40 @@ use super::statics::Static;
 use crate::geometry::Shape;
 use crate::math::Real;
 
+/// A pair a query found touching or meeting, with the collision counters of its balls then.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Touching {
+    /// The ball that asked.
+    pub a: u32,
+    /// The other side.
+    pub other: Other,
+    counts: [u32; 2],
+}
+
+impl Touching {
+    /// The pair `a`, `other` as of `counters`.
+    pub fn new(a: u32, other: Other, counters: &[u32]) -> Self {
+        let b = match other {
+            Other::Ball(j) => counters[j as usize],
+            Other::Static(_) => 0,
+        };
+        Self {
+            a,
+            other,
+            counts: [counters[a as usize], b],
+        }
+    }
+
+    /// True while neither ball has changed course since: the query's answer still holds.
+    pub fn live(&self, counters: &[u32]) -> bool {
+        counters[self.a as usize] == self.counts[0]
+            && match self.other {
+                Other::Ball(j) => counters[j as usize] == self.counts[1],
+                Other::Static(_) => true,
+            }
+    }
+}
+
 impl StepStats {
     /// Measure the deepest overlap and the balls escaped (centre behind a plane or inside a
     /// cylinder) at the end of a step over `contacts`, the pairs whose queries in the step found
@@ -22,12 +56,12 @@ impl StepStats {
         balls: &Balls,
         t_end: Real,
         statics: &[Static],
-        contacts: &[(u32, Other)],
+        contacts: &[Touching],
         escaped: &mut Vec<u32>,
     ) {
         let mut deepest: Real = 0.0;
         escaped.clear();
-        for &(i, other) in contacts {
+        for &Touching { a: i, other, .. } in contacts {
             let b = balls.ball_at(i as usize, t_end);
             let depth = match other {
                 Other::Static(k) => {

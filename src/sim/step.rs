@@ -17,6 +17,15 @@
 //!    the calendar is empty.
 //! 6. Finish: advance every ball to the end of the step, measure, and write back.
 //!
+//! Without gravity and with an exact strategy, a ball's path holds across steps (the
+//! [`Path`] component) and so do its predictions: they look past the step's end, events after
+//! it wait in the calendar, and each ball keeps its earliest event only (a stale one sends the
+//! ball to look again). A step that follows such a step reads the world, compares each ball
+//! with what it wrote (bit for bit), predicts only the balls that changed, and goes on from the
+//! calendar it kept. Anything else (a spawn, a despawn, a changed static, radius or
+//! configuration, a sleeper, a new epoch of the paths' clock) starts afresh, as a new stepper
+//! does; either way the results are the same bits.
+//!
 //! The cost of a step grows with balls plus collisions and cell crossings, not with balls
 //! squared, and the work per collision does not grow with speed.
 //!
@@ -55,6 +64,7 @@
 //! the contacts held and [`StepStats::stopped`] the balls that stopped.
 
 mod predict;
+use predict::Asking;
 mod resolve;
 mod world;
 
@@ -63,10 +73,11 @@ use std::num::NonZeroU64;
 use hecs::{Entity, World};
 
 use super::bodies::{Balls, permute};
-use super::calendar::{Calendar, Happening, Other};
+use super::calendar::{Calendar, Happening, Key, NEVER, Next, Other};
 use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
 use super::events::{StepReport, StepStats};
+use super::measure::Touching;
 use super::neighbours::{Neighbours, SMALL_WORLD};
 use super::sleep::Islands;
 use super::statics::Static;
@@ -92,7 +103,9 @@ const EPOCH_STEPS: u32 = 64;
 ///
 /// The stepper owns no simulation state: every step reads the world and writes it back, so a
 /// user can change anything between steps (spawn, despawn, set velocities, switch strategy).
-/// It keeps its buffers between steps to avoid allocating, and the report of the last step.
+/// It keeps its buffers between steps to avoid allocating, the report of the last step, and,
+/// where paths hold across steps, its predictions: a cache, checked against the world at each
+/// step, so that a fresh stepper continues a run bit for bit.
 /// Sleep state lives in each ball's [`Sleep`] component, with fingerprints that wake a sleeper
 /// when the user edits it, what it rests on, or the configuration (see
 /// [`sleep`](super::sleep)).
@@ -146,9 +159,27 @@ pub struct Stepper {
     clock: Real,
     /// Balls without a [`Path`] component, to be given one.
     pathless: Vec<(Entity, Path)>,
+    /// The last step completed with paths that hold, and left its calendar, cells and order
+    /// to the next (a cache: a fresh stepper rebuilds them and meets the same events).
+    kept: bool,
+    /// Paths hold across steps in the current step (no gravity, an exact strategy).
+    keeps: bool,
+    /// The end of the last step completed, on the paths' clock.
+    last_end: Real,
+    /// The end of the current step, on the paths' clock.
+    step_end: Real,
+    /// Where paths hold: per ball, the key of its earliest event in the calendar (the only one
+    /// each ball keeps, with those of other balls that involve it).
+    held: Vec<Key>,
+    /// Where paths hold: pairs met at a contact that turned out not to approach, left out of
+    /// predictions until one of them changes course.
+    declined: Vec<Touching>,
+    /// Balls whose paths changed outside the event loop (edited, stopped): they predict
+    /// afresh at the start of the next step that continues this one's calendar.
+    changed_balls: Vec<u32>,
     /// Every pair a query of this step found touching or meeting: any pair that overlaps at
     /// the end of the step is among them.
-    contacts: Vec<(u32, Other)>,
+    contacts: Vec<Touching>,
     /// Scratch: the balls whose centre ended behind a plane or inside a cylinder.
     escaped: Vec<u32>,
     /// Pairs of balls that touched in this step: they join islands.
@@ -214,8 +245,17 @@ impl Stepper {
         }
         self.config.check()?;
         let keep_paths = self.config.gravity == Vec3::ZERO && strategy.misses_are_certain();
-        self.gather(world, dt, keep_paths)?;
+        // What the last step left (calendar, cells, order) goes on only if this one completes
+        let continued =
+            std::mem::take(&mut self.kept) && keep_paths && self.gather_kept(world, dt)?;
+        if !continued {
+            self.gather(world, dt, keep_paths)?;
+        }
+        self.keeps = keep_paths;
         let (t0, t1) = (self.clock, self.clock + dt);
+        self.step_end = t1;
+        // Where paths hold, predictions look past the step's end and wait for the next steps
+        let horizon = if keep_paths { Real::INFINITY } else { t1 };
         self.report.events.clear();
         self.report.stats = StepStats::default();
         self.links.clear();
@@ -225,17 +265,27 @@ impl Stepper {
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
-        for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
-            if !rest.asleep() {
-                body.path.velocity += gravity * dt;
+        if gravity != Vec3::ZERO {
+            for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
+                if !rest.asleep() {
+                    body.path.velocity += gravity * dt;
+                }
             }
         }
         if let Some(error) = self.out_of_range(dt) {
             return Err(error);
         }
 
-        self.build_broadphase(dt);
-        self.predict_all(t0, t1, strategy);
+        if continued {
+            self.calendar.advance_to(t1);
+            self.predict_changed(t0, horizon, strategy);
+        } else {
+            // Events after the step wait in buckets of a step's width
+            self.calendar.clear(if keep_paths { dt } else { 0.0 });
+            self.calendar.advance_to(t1);
+            self.build_broadphase(dt, keep_paths);
+            self.predict_all(t0, horizon, strategy);
+        }
 
         let cap = self
             .config
@@ -243,19 +293,31 @@ impl Stepper {
             .unwrap_or(1000 + 100 * self.balls.len());
         let mut resolved = 0usize;
         self.stopped.clear();
-        while let Some(event) = self.calendar.pop_current(&self.balls.counter) {
-            let (i, now) = (event.a as usize, event.time);
+        loop {
+            let held = keep_paths.then_some(self.held.as_slice());
+            let event = match self.calendar.pop_until(&self.balls.counter, t1, held) {
+                None => break,
+                Some(Next::Event(event)) => event,
+                Some(Next::Again { ball, time }) => {
+                    self.predict(ball as usize, time, horizon, strategy, Asking::Again);
+                    continue;
+                }
+            };
+            let (i, now) = (event.a() as usize, event.time);
             match event.happening() {
                 Happening::Crossing { grid, axis, step } => {
                     let (g, axis, step) = (grid as usize, axis as usize, i64::from(step));
-                    self.cross(i, g, axis, step, now, t1, strategy);
+                    self.cross(i, g, axis, step, now, horizon, strategy);
                 }
                 Happening::Contact(other) if resolved >= cap => {
-                    self.hold(i, other, now, t1, strategy);
+                    self.hold(i, other, now, horizon, strategy);
                 }
                 Happening::Contact(other) => {
-                    if self.resolve(i, other, now, t1, strategy) {
+                    if self.resolve(i, other, now, horizon, strategy) {
                         resolved += 1;
+                    } else if keep_paths {
+                        // Not a contact after all: both look for their next event without it
+                        self.look_again(i, other, now, horizon, strategy);
                     }
                 }
             }
@@ -267,8 +329,11 @@ impl Stepper {
                 self.balls.advance(i, t1);
             }
         }
+        self.changed_balls.clear();
         for &(i, velocity) in &self.stopped {
             self.balls.restart_with(i as usize, t1, velocity);
+            // Its predictions were made standing still: the next step makes them again
+            self.changed_balls.push(i);
         }
         self.report.stats.stopped = self.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
@@ -284,6 +349,12 @@ impl Stepper {
             &self.contacts,
             &mut self.escaped,
         );
+        // Sleep changes paths at the step's end, and wakes whole islands: predictions go on
+        // only among balls awake
+        self.kept = keep_paths
+            && self.report.stats.sleeping == 0
+            && self.balls.rest.iter().all(|r| r.woke_from.is_none());
+        self.last_end = t1;
         self.scatter(world, t1);
         Ok(&self.report)
     }
@@ -318,15 +389,19 @@ impl Stepper {
         self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;
     }
 
-    /// Size the grids for this step, order the balls along them, and list balls and statics.
-    fn build_broadphase(&mut self, dt: Real) {
+    /// Size the grids for this step, order the balls along them (not where paths hold: see
+    /// [`Stepper::sort_spatially`]), and list balls and statics.
+    fn build_broadphase(&mut self, dt: Real, keep_paths: bool) {
         self.neighbours
             .plan(&self.balls.body, &self.balls.start, dt);
-        self.sort_spatially();
+        self.sort_spatially(keep_paths);
         self.neighbours
             .list(&self.balls.body, &self.balls.start, &mut self.statics, dt);
         self.contacts.clear();
         let n = self.balls.len();
+        self.held.clear();
+        self.held.resize(n, NEVER);
+        self.declined.clear();
         self.changed.clear();
         self.changed.resize(n, 0);
         self.changes = 0;
@@ -347,14 +422,19 @@ impl Stepper {
     /// neighbours in memory (a small world keeps the world's order). The key includes the
     /// gathered index, so the order is the same whatever order the sort starts from (last
     /// step's, which makes it nearly sorted already).
-    fn sort_spatially(&mut self) {
+    ///
+    /// Where paths hold across steps (`keep_paths`), the balls keep the world's order instead:
+    /// simultaneous events are ordered by the balls' places in memory, and a stepper that takes
+    /// the world over mid-epoch must find the same order as one that has stepped it all along.
+    fn sort_spatially(&mut self, keep_paths: bool) {
         let n = self.balls.len();
-        if self.order.len() != n || n <= SMALL_WORLD {
+        let sorts = n > SMALL_WORLD && !keep_paths;
+        if self.order.len() != n || !sorts {
             self.order.clear();
             self.order.extend(0..n as u32);
         }
         // A small world fits in the cache in any order
-        if n <= SMALL_WORLD {
+        if !sorts {
             return;
         }
         let mut keys = std::mem::take(&mut self.keys);

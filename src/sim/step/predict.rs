@@ -5,7 +5,8 @@ use std::cmp::Ordering;
 
 use super::Stepper;
 use crate::math::{Real, Vec3};
-use crate::sim::calendar::{Happening, Other};
+use crate::sim::calendar::{Happening, NEVER, Other, earlier, key_of};
+use crate::sim::measure::Touching;
 use crate::sim::neighbours::Around;
 use crate::sim::response::approach_speed;
 use crate::toi::{MovingBall, Toi, ToiStrategy};
@@ -21,6 +22,10 @@ pub(super) enum Asking {
         /// The other ball of the contact, if any.
         except: Option<usize>,
     },
+    /// Where each ball keeps only its earliest event: that event went stale, or turned out to
+    /// be no contact, and the ball looks again for its next one. Its path and its cell
+    /// crossings are as they were.
+    Again,
 }
 
 impl Stepper {
@@ -39,9 +44,13 @@ impl Stepper {
             Asking::Changed { except } => {
                 self.changes += 1;
                 self.changed[i] = self.changes;
-                (false, except)
+                (false, except.map(|j| Other::Ball(j as u32)))
             }
+            Asking::Again => (false, None),
         };
+        if self.keeps {
+            self.held[i] = NEVER;
+        }
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         if self.neighbours.roams(i) {
@@ -61,8 +70,10 @@ impl Stepper {
         }
         self.ask_all(i, &mut found, now, t_end, strategy, first, except);
         self.found = found;
-        for g in self.neighbours.grids_of(i) {
-            self.schedule_crossing(i, g, now, t_end);
+        if asking != Asking::Again {
+            for g in self.neighbours.grids_of(i) {
+                self.schedule_crossing(i, g, now, t_end);
+            }
         }
     }
 
@@ -79,23 +90,24 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
         first: bool,
-        except: Option<usize>,
+        except: Option<Other>,
     ) {
         found.sort_unstable();
         let my_box = self.balls.path_box(i, now, t_end);
         for &other in found.iter() {
-            let skip = match other {
-                Other::Static(k) => {
-                    let s = &self.statics[k as usize];
-                    s.everywhere && s.shape.misses_box(&my_box)
-                }
-                Other::Ball(j) => {
-                    let j = j as usize;
-                    (first && self.asker(i, j) != i)
-                        || except == Some(j)
-                        || !my_box.overlaps(&self.balls.path_box(j, now, t_end))
-                }
-            };
+            let skip = except == Some(other)
+                || self.declines(i, other)
+                || match other {
+                    Other::Static(k) => {
+                        let s = &self.statics[k as usize];
+                        s.everywhere && s.shape.misses_box(&my_box)
+                    }
+                    Other::Ball(j) => {
+                        let j = j as usize;
+                        (first && self.asker(i, j) != i)
+                            || !my_box.overlaps(&self.balls.path_box(j, now, t_end))
+                    }
+                };
             if !skip {
                 self.ask(i, other, now, t_end, strategy);
             }
@@ -144,9 +156,15 @@ impl Stepper {
             }
         };
         self.report.stats.toi_queries += 1;
-        // A certain miss cannot end the step overlapping (`measure`)
-        if !matches!(toi, Toi::Miss) || !strategy.misses_are_certain() {
-            self.contacts.push((a as u32, other));
+        // A certain miss, or a certain hit after the step, cannot end it overlapping (`measure`)
+        let can_overlap = match toi {
+            Toi::Miss => false,
+            Toi::Hit(contact) => from + contact.time <= self.step_end,
+            Toi::Overlapping(_) => true,
+        };
+        if can_overlap || !strategy.misses_are_certain() {
+            self.contacts
+                .push(Touching::new(a as u32, other, &self.balls.counter));
         }
         self.schedule(a, other, from, now, t_end, &me, toi);
     }
@@ -166,12 +184,72 @@ impl Stepper {
         }
     }
 
+    /// Start the step from the last one's calendar: the balls whose paths changed since it
+    /// (edited, or stopped by the budget) are listed where they are, their old events go stale,
+    /// and they ask about everything near them, so their neighbours meet them too.
+    pub(super) fn predict_changed<S: ToiStrategy + ?Sized>(
+        &mut self,
+        t_start: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        let changed = std::mem::take(&mut self.changed_balls);
+        for &i in &changed {
+            let i = i as usize;
+            self.balls.counter[i] += 1;
+            self.neighbours.relist(i, self.balls.start[i]);
+        }
+        // Contacts found before whose balls have not changed course since still hold
+        let counters = &self.balls.counter;
+        self.contacts.retain(|c| c.live(counters));
+        self.declined.retain(|c| c.live(counters));
+        // Stale events pile up over the steps: drop them when they outnumber the balls
+        if self.calendar.len() > 3 * self.balls.len() + 1024 {
+            self.calendar.compact(counters, &self.held);
+        }
+        for &i in &changed {
+            self.predict(
+                i as usize,
+                t_start,
+                t_end,
+                strategy,
+                Asking::Changed { except: None },
+            );
+        }
+        self.changed_balls = changed;
+        self.changed_balls.clear();
+    }
+
+    /// True when ball `i` and `other` met at a contact that turned out not to approach, and
+    /// neither has changed course since: the pair is left out of predictions (see
+    /// [`Stepper::look_again`]).
+    fn declines(&self, i: usize, other: Other) -> bool {
+        !self.declined.is_empty()
+            && self.declined.iter().any(|d| {
+                let same = (d.a as usize == i && d.other == other)
+                    || (other == Other::Ball(d.a) && d.other == Other::Ball(i as u32));
+                same && d.live(&self.balls.counter)
+            })
+    }
+
     /// Return which of balls `i` and `j` asks about their pair: the one that changed course
     /// last in the step; of two that have not changed course since it began, the one awake,
     /// then the one whose path is long (longer than a cell of the memory order, or roaming),
     /// then the lower index. Events are ordered by their asker at equal times, so this rule
     /// fixes the order in which simultaneous contacts are resolved, whoever met the pair first.
+    ///
+    /// Where paths hold across steps, what a stepper saw in earlier steps cannot count (one
+    /// that takes the world over mid-epoch never saw it): the asker is the ball whose path
+    /// began last, then the lower index (the world's order).
     pub(super) fn asker(&self, i: usize, j: usize) -> usize {
+        if self.keeps {
+            let (a, b) = (self.balls.body[i].path.time, self.balls.body[j].path.time);
+            return match a.total_cmp(&b) {
+                Ordering::Greater => i,
+                Ordering::Less => j,
+                Ordering::Equal => i.min(j),
+            };
+        }
         match self.changed[i].cmp(&self.changed[j]) {
             Ordering::Greater => i,
             Ordering::Less => j,
@@ -262,11 +340,25 @@ impl Stepper {
             }
             Toi::Miss => return,
         };
-        self.calendar.push(
-            time,
-            i as u32,
-            Happening::Contact(other),
-            &self.balls.counter,
-        );
+        let happening = Happening::Contact(other);
+        if !self.keeps {
+            self.calendar
+                .push(time, i as u32, happening, &self.balls.counter);
+            return;
+        }
+        // Each ball keeps its earliest event only, the other ball's included
+        let key = key_of(time, i as u32, happening);
+        if earlier(key, self.held[i]) {
+            self.held[i] = key;
+            self.calendar
+                .push_held(time, i as u32, happening, &self.balls.counter, false);
+        }
+        if let Other::Ball(j) = other
+            && earlier(key, self.held[j as usize])
+        {
+            self.held[j as usize] = key;
+            self.calendar
+                .push_held(time, i as u32, happening, &self.balls.counter, true);
+        }
     }
 }

@@ -8,6 +8,7 @@ use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
 use crate::sim::components::combine_restitution;
 use crate::sim::events::CollisionEvent;
+use crate::sim::measure::Touching;
 use crate::sim::response::{Body, Frozen, Supports, resolve};
 use crate::toi::{PairKind, ToiStrategy};
 
@@ -21,8 +22,13 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
     ) -> bool {
-        self.balls.advance(i, now);
-        let ball = self.balls.ball(i);
+        // Where paths hold, a path restarts only at a change of course, which a stepper taking
+        // the world over would see: not for a contact that turns out not to approach
+        let keeps = self.keeps;
+        if !keeps {
+            self.balls.advance(i, now);
+        }
+        let ball = self.balls.ball_at(i, now);
         let down = self.config.gravity.normalize_or_zero();
         let me = self.balls.response_body(i, down);
 
@@ -33,9 +39,11 @@ impl Stepper {
         let (proximity, other, kind, entity, restitution) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
-                self.balls.advance(j, now);
+                if !keeps {
+                    self.balls.advance(j, now);
+                }
                 (
-                    self.balls.ball(j).proximity(&ball),
+                    self.balls.ball_at(j, now).proximity(&ball),
                     self.balls.response_body(j, down),
                     PairKind::BallBall,
                     self.balls.entity[j],
@@ -63,7 +71,7 @@ impl Stepper {
         // A ball busy beyond ELASTIC_AFTER collisions in this step collides elastically for the
         // rest of it (the TC model; resting contacts stay inelastic): squeezed, it would collide
         // without end
-        let busy = |k: usize| self.balls.counter[k] >= ELASTIC_AFTER;
+        let busy = |k: usize| self.balls.hits[k] >= ELASTIC_AFTER;
         let e = if busy(i) || other_ball.is_some_and(busy) {
             1.0
         } else {
@@ -72,6 +80,12 @@ impl Stepper {
         let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
             return false;
         };
+        if keeps {
+            self.balls.advance(i, now);
+            if let Some(j) = other_ball {
+                self.balls.advance(j, now);
+            }
+        }
         let n = proximity.normal;
         let depth = proximity.depth();
         if let Some(j) = other_ball {
@@ -90,7 +104,7 @@ impl Stepper {
             !rest.asleep()
         });
         self.balls.body[i].path.velocity = response.velocity_a;
-        self.balls.counter[i] += 1;
+        self.balls.bump(i);
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(proximity.normal);
         }
@@ -103,7 +117,7 @@ impl Stepper {
         match moved {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
-                self.balls.counter[j] += 1;
+                self.balls.bump(j);
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);
                 }
@@ -141,6 +155,25 @@ impl Stepper {
         true
     }
 
+    /// Where each ball keeps only its earliest event: a contact that turned out not to approach
+    /// leaves its balls without one, so they look again, leaving that pair out until one of
+    /// them changes course (their paths are as they were).
+    pub(super) fn look_again<S: ToiStrategy + ?Sized>(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
+        self.declined
+            .push(Touching::new(i as u32, other, &self.balls.counter));
+        self.predict(i, now, t_end, strategy, Asking::Again);
+        if let Other::Ball(j) = other {
+            self.predict(j as usize, now, t_end, strategy, Asking::Again);
+        }
+    }
+
     /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
     /// and stand still for the rest of the step, keeping their velocity for the next one.
     /// Still balls are predicted again, so balls heading for them stop against them in turn.
@@ -159,15 +192,18 @@ impl Stepper {
         };
         let mut stopping = [None; 2];
         for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
-            self.balls.advance(k, now);
             let velocity = self.balls.body[k].path.velocity;
-            // Already still
+            // Already still (where paths hold, its path stays as it began)
+            if velocity == Vec3::ZERO && self.keeps {
+                continue;
+            }
+            self.balls.advance(k, now);
             if velocity == Vec3::ZERO {
                 continue;
             }
             self.stopped.push((k as u32, velocity));
             self.balls.body[k].path.velocity = Vec3::ZERO;
-            self.balls.counter[k] += 1;
+            self.balls.bump(k);
             *slot = Some(k);
         }
         let [first, second] = stopping;

@@ -82,19 +82,12 @@ impl Stepper {
         dt: Real,
         keep_paths: bool,
     ) -> Result<(), StepError> {
-        // The clock: the end of the last step, as the first path of the world says
-        let clock = world
-            .query::<&Path>()
-            .iter()
-            .next()
-            .map(|path| path.until)
-            .filter(|&t| {
-                keep_paths && t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t)
-            });
+        let clock = clock_of(world, dt).filter(|_| keep_paths);
         let keep = clock.is_some();
         let clock = clock.unwrap_or(0.0);
         let mut held = false;
         self.clock = clock;
+        self.changed_balls.clear();
         let balls = &mut self.balls;
         balls.clear();
         self.sleepers.clear();
@@ -103,6 +96,7 @@ impl Stepper {
         balls.body.reserve_exact(n);
         balls.material.reserve_exact(n);
         balls.counter.reserve_exact(n);
+        balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
         for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<(
@@ -115,36 +109,10 @@ impl Stepper {
             Option<&Sleep>,
             Option<&Path>,
         )>() {
-            let bad = |field, allowed| StepError::InvalidBall {
-                entity,
-                field,
-                allowed,
-            };
-            if !p.0.is_finite() {
-                return Err(bad("position", "finite coordinates"));
-            }
-            if !v.0.is_finite() {
-                return Err(bad("velocity", "finite components"));
-            }
-            if !positive(r.0) {
-                return Err(bad("radius", "a finite number > 0"));
-            }
-            if !positive(m.0) {
-                return Err(bad("mass", "a finite number > 0"));
-            }
-            let restitution = e.map_or(1.0, |e| e.0);
-            if !(0.0..=1.0).contains(&restitution) {
-                return Err(bad("restitution", "a number from 0 to 1"));
-            }
+            let restitution = check_ball(entity, p, v, r, m, e)?;
             // Its path goes on while the world still puts the ball where the path does
-            let path = match path {
-                Some(q)
-                    if keep
-                        && q.until == clock
-                        && q.time <= clock
-                        && q.velocity == v.0
-                        && q.at(clock) == p.0 =>
-                {
+            let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
+                Some(q) => {
                     held = true;
                     Trajectory {
                         origin: q.origin,
@@ -152,7 +120,7 @@ impl Stepper {
                         time: q.time,
                     }
                 }
-                _ => Trajectory {
+                None => Trajectory {
                     origin: p.0,
                     velocity: v.0,
                     time: clock,
@@ -167,22 +135,13 @@ impl Stepper {
                 resting_hits: 0,
             });
             balls.counter.push(0);
+            balls.hits.push(0);
             // Sleeping off: every ball awake, with a stopped clock
             let sleep = sleep
                 .copied()
                 .filter(|_| self.config.sleep.is_some())
                 .unwrap_or_default();
-            let mut rest = Rest {
-                still_for: if sleep.still_for.is_finite() {
-                    sleep.still_for
-                } else {
-                    0.0
-                },
-                anchor: sleep.anchor,
-                island: sleep.island,
-                woke_from: sleep.woken_from,
-                grounded: false,
-            };
+            let mut rest = rest_of(&sleep);
             // Its velocity, gravity or own components edited: it wakes, its island after the step
             if rest.asleep()
                 && (v.0 != Vec3::ZERO
@@ -217,6 +176,82 @@ impl Stepper {
         );
         self.wake_changed_islands();
         Ok(())
+    }
+
+    /// Read the world again for a step that goes on from the last one's calendar, cells and
+    /// order, where paths hold: the balls must be the same entities in the same order, none
+    /// asleep, the statics and the configuration as they were, and the clock where the last
+    /// step ended, within its epoch. A ball whose components are not what the stepper wrote
+    /// (bit for bit) starts a new path and is listed in `changed_balls`, to predict afresh.
+    /// False, with the arrays in no particular state, when the step must start afresh.
+    pub(super) fn gather_kept(&mut self, world: &mut World, dt: Real) -> Result<bool, StepError> {
+        let Some(clock) = clock_of(world, dt).filter(|&t| t == self.last_end) else {
+            return Ok(false);
+        };
+        statics::gather(world, &mut self.statics)?;
+        let surroundings = change::surroundings(
+            self.statics.iter().map(|s| (&s.shape, s.restitution)),
+            &self.config,
+        );
+        if surroundings != self.surroundings {
+            return Ok(false);
+        }
+        self.clock = clock;
+        self.sleepers.clear();
+        let balls = &mut self.balls;
+        balls.supports.clear();
+        let mut w = 0;
+        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<(
+            Entity,
+            &Position,
+            &Velocity,
+            &Radius,
+            &Mass,
+            Option<&Restitution>,
+            Option<&Sleep>,
+            Option<&Path>,
+        )>() {
+            let restitution = check_ball(entity, p, v, r, m, e)?;
+            if balls.entity.get(w) != Some(&entity) {
+                return Ok(false);
+            }
+            let sleep = sleep
+                .copied()
+                .filter(|_| self.config.sleep.is_some())
+                .unwrap_or_default();
+            if sleep.asleep() || sleep.woken_from.is_some() {
+                return Ok(false);
+            }
+            let body = &mut balls.body[w];
+            let material = &mut balls.material[w];
+            if r.0 != body.radius {
+                return Ok(false);
+            }
+            let same = path.is_some_and(|q| {
+                holds(q, clock, p, v)
+                    && q.origin == body.path.origin
+                    && q.velocity == body.path.velocity
+                    && q.time == body.path.time
+            }) && 1.0 / m.0 == material.inverse_mass
+                && restitution == material.restitution;
+            if !same {
+                body.path = Trajectory {
+                    origin: p.0,
+                    velocity: v.0,
+                    time: clock,
+                };
+                material.inverse_mass = 1.0 / m.0;
+                material.restitution = restitution;
+                self.changed_balls.push(w as u32);
+            }
+            material.supports = NONE;
+            material.resting_hits = 0;
+            balls.hits[w] = 0;
+            balls.rest[w] = rest_of(&sleep);
+            balls.start[w] = p.0;
+            w += 1;
+        }
+        Ok(w == balls.len())
     }
 
     /// Wake the sleepers whose statics or configuration changed, and whole the islands that
@@ -344,4 +379,69 @@ impl Stepper {
                 .expect("the entity was just stepped");
         }
     }
+}
+
+/// Check a ball's values; return its restitution.
+fn check_ball(
+    entity: Entity,
+    p: &Position,
+    v: &Velocity,
+    r: &Radius,
+    m: &Mass,
+    e: Option<&Restitution>,
+) -> Result<Real, StepError> {
+    let bad = |field, allowed| StepError::InvalidBall {
+        entity,
+        field,
+        allowed,
+    };
+    if !p.0.is_finite() {
+        return Err(bad("position", "finite coordinates"));
+    }
+    if !v.0.is_finite() {
+        return Err(bad("velocity", "finite components"));
+    }
+    if !positive(r.0) {
+        return Err(bad("radius", "a finite number > 0"));
+    }
+    if !positive(m.0) {
+        return Err(bad("mass", "a finite number > 0"));
+    }
+    let restitution = e.map_or(1.0, |e| e.0);
+    if !(0.0..=1.0).contains(&restitution) {
+        return Err(bad("restitution", "a number from 0 to 1"));
+    }
+    Ok(restitution)
+}
+
+/// The sleep state of a ball as its `Sleep` component gives it.
+fn rest_of(sleep: &Sleep) -> Rest {
+    Rest {
+        still_for: if sleep.still_for.is_finite() {
+            sleep.still_for
+        } else {
+            0.0
+        },
+        anchor: sleep.anchor,
+        island: sleep.island,
+        woke_from: sleep.woken_from,
+        grounded: false,
+    }
+}
+
+/// The paths' clock: the end of the last step, as the first path of the world gives it, if it
+/// lies within an epoch of steps of `dt`.
+fn clock_of(world: &World, dt: Real) -> Option<Real> {
+    world
+        .query::<&Path>()
+        .iter()
+        .next()
+        .map(|path| path.until)
+        .filter(|&t| t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t))
+}
+
+/// True when path `q` still holds at `clock`: the world puts the ball where the path does, with
+/// the path's velocity, bit for bit.
+fn holds(q: &Path, clock: Real, p: &Position, v: &Velocity) -> bool {
+    q.until == clock && q.time <= clock && q.velocity == v.0 && q.at(clock) == p.0
 }
