@@ -349,6 +349,7 @@ impl Scene {
             Restitution,
             crate::sim::PreviousPosition,
             crate::sim::Sleep,
+            crate::sim::Path,
         )>(u32::try_from(plain).expect("at most MAX_BALLS"));
         let balls: Vec<Entity> = self
             .balls

@@ -68,6 +68,18 @@ pub struct Path {
     pub until: Real,
 }
 
+impl Default for Path {
+    /// No path yet: the stepper starts one where the ball is at its next step.
+    fn default() -> Self {
+        Self {
+            origin: Vec3::ZERO,
+            velocity: Vec3::ZERO,
+            time: 0.0,
+            until: Real::NAN,
+        }
+    }
+}
+
 impl Path {
     /// Return where the path puts the ball at `t`, on the stepper's clock.
     #[must_use]
@@ -226,6 +238,7 @@ impl BallDef {
             Restitution(self.restitution),
             PreviousPosition(self.position),
             Sleep::default(),
+            Path::default(),
         ));
         if let Some(color) = self.color {
             builder.add(Color(color));

@@ -429,14 +429,14 @@ fn rest_of(sleep: &Sleep) -> Rest {
     }
 }
 
-/// The paths' clock: the end of the last step, as the first path of the world gives it, if it
-/// lies within an epoch of steps of `dt`.
+/// The paths' clock: the end of the last step, as the first path of the world that has one
+/// gives it (new balls have none), if it lies within an epoch of steps of `dt`.
 fn clock_of(world: &World, dt: Real) -> Option<Real> {
     world
         .query::<&Path>()
         .iter()
-        .next()
         .map(|path| path.until)
+        .find(|t| !t.is_nan())
         .filter(|&t| t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t))
 }
 
