@@ -99,16 +99,7 @@ impl Stepper {
         balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<(
-            Entity,
-            &Position,
-            &Velocity,
-            &Radius,
-            &Mass,
-            Option<&Restitution>,
-            Option<&Sleep>,
-            Option<&Path>,
-        )>() {
+        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<Gathered<'_>>() {
             let restitution = check_ball(entity, p, v, r, m, e)?;
             // Its path goes on while the world still puts the ball where the path does
             let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
@@ -201,16 +192,7 @@ impl Stepper {
         let balls = &mut self.balls;
         balls.supports.clear();
         let mut w = 0;
-        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<(
-            Entity,
-            &Position,
-            &Velocity,
-            &Radius,
-            &Mass,
-            Option<&Restitution>,
-            Option<&Sleep>,
-            Option<&Path>,
-        )>() {
+        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<Gathered<'_>>() {
             let restitution = check_ball(entity, p, v, r, m, e)?;
             if balls.entity.get(w) != Some(&entity) {
                 return Ok(false);
@@ -380,6 +362,18 @@ impl Stepper {
         }
     }
 }
+
+/// What the stepper reads of a ball.
+type Gathered<'a> = (
+    Entity,
+    &'a Position,
+    &'a Velocity,
+    &'a Radius,
+    &'a Mass,
+    Option<&'a Restitution>,
+    Option<&'a Sleep>,
+    Option<&'a Path>,
+);
 
 /// Check a ball's values; return its restitution.
 fn check_ball(
