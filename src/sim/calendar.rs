@@ -418,4 +418,94 @@ mod tests {
         // Balls, then statics, then crossings
         assert!(all.windows(2).take(4).all(|w| w[0].pack() < w[1].pack()));
     }
+
+    fn drain(calendar: &mut Calendar, counters: &[u32], t_end: Real) -> Vec<(Real, u32)> {
+        let mut out = Vec::new();
+        while let Some(Next::Event(e)) = calendar.pop_until(counters, t_end, None) {
+            out.push((e.time, e.a()));
+        }
+        out
+    }
+
+    /// Events after the step wait in buckets and come out in order when their step comes,
+    /// however far ahead; events of one time come out by their balls.
+    #[test]
+    fn later_events_wait_for_their_step() {
+        let counters = [0; 8];
+        let mut calendar = Calendar::default();
+        calendar.clear(0.1);
+        calendar.advance_to(0.1);
+        let times = [0.35, 0.05, 1e6, 0.12, 0.35, 0.1, 0.25, 7.5];
+        for (a, &t) in times.iter().enumerate() {
+            let crossing = Happening::Crossing {
+                grid: 0,
+                axis: 0,
+                step: 1,
+            };
+            calendar.push(t, a as u32, crossing, &counters);
+        }
+        assert_eq!(calendar.len(), 8);
+        assert_eq!(drain(&mut calendar, &counters, 0.1), [(0.05, 1), (0.1, 5)]);
+        let mut seen = Vec::new();
+        let mut t = 0.1;
+        while calendar.len() > 0 && t < 2e6 {
+            t += 0.1;
+            calendar.advance_to(t);
+            for (time, a) in drain(&mut calendar, &counters, t) {
+                assert!(
+                    time <= t && time > t - 0.1 - 1e-12,
+                    "{time} in the step to {t}"
+                );
+                seen.push((time, a));
+            }
+            if t > 10.0 && t < 1e6 {
+                // A jump far ahead, as after a huge dt
+                t = 999_999.95;
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                (0.12, 3),
+                (0.25, 6),
+                (0.35, 0),
+                (0.35, 4),
+                (7.5, 7),
+                (1e6, 2)
+            ]
+        );
+    }
+
+    /// A stale event that was a ball's earliest gives `Again` for it; other stale events are
+    /// dropped, and compaction keeps the first kind only.
+    #[test]
+    fn a_stale_earliest_event_sends_its_ball_to_look_again() {
+        let mut counters = [0; 3];
+        let mut calendar = Calendar::default();
+        calendar.clear(0.0);
+        let contact = Happening::Contact(Other::Ball(2));
+        // Ball 0 asks about ball 2: held for ball 2 only (ball 0 holds an earlier one)
+        calendar.push_held(0.5, 0, contact, &counters, true);
+        calendar.push_held(
+            0.2,
+            0,
+            Happening::Contact(Other::Static(0)),
+            &counters,
+            false,
+        );
+        let held = [
+            key_of(0.2, 0, Happening::Contact(Other::Static(0))),
+            NEVER,
+            key_of(0.5, 0, contact),
+        ];
+        // Ball 0 changes course: both its events go stale
+        counters[0] += 1;
+        calendar.compact(&counters, &held);
+        assert_eq!(calendar.len(), 1, "the event held for ball 2 stays");
+        match calendar.pop_until(&counters, 1.0, Some(&held)) {
+            Some(Next::Again { ball, time }) => assert_eq!((ball, time), (2, 0.5)),
+            other => panic!("{other:?}"),
+        }
+        assert!(calendar.pop_until(&counters, 1.0, Some(&held)).is_none());
+    }
 }
