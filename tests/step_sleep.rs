@@ -18,7 +18,9 @@
 //! - a ball spawned without a `Sleep` component is given one and can fall asleep;
 //! - `sleep: None` keeps every ball awake, and bad sleep settings are refused untouched;
 //! - a pile of a hundred balls falls asleep entirely, wakes where a fast ball strikes it, stays
-//!   within its box without overlaps, and falls asleep again.
+//!   within its box without overlaps, and falls asleep again;
+//! - a deep frictionless pile of 300 balls, where a few balls settle long after the rest is
+//!   still, sleeps from the bottom up and then whole.
 //!
 //! - edits between steps wake the sleepers they concern: moving, changing or removing what they
 //!   rest on (planes, plates), editing their own components, despawning a ball of their island,
@@ -29,7 +31,7 @@ mod common;
 
 use common::{assert_close, v3};
 use hecs::{Entity, World};
-use toibox::scene::random_block;
+use toibox::scene::{lattice, random_block};
 use toibox::sim::{Mass, Radius, Restitution};
 use toibox::{
     BallDef, Plane, Position, Real, Simulation, Sleep, SleepConfig, StepConfig, StepError,
@@ -710,6 +712,49 @@ fn a_pile_falls_asleep_wakes_where_it_is_struck_and_falls_asleep_again() {
         assert!(p.y >= 0.08 - 1e-9, "{e:?} at {p}");
         assert!(p.x.abs() <= half - 0.08 + 1e-9 && p.z.abs() <= half - 0.08 + 1e-9);
     }
+}
+
+#[test]
+fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
+    // 300 balls of radius 0.05 and restitution 0.5 on a lattice 0.11 apart, drifting at 0.05,
+    // dropped into a box 1 wide: four layers that keep settling here and there long after most
+    // of the pile is still. Sleeping islands hold still balls only, so the still bottom sleeps
+    // while the last balls settle on it and join it when still
+    let half = 0.5;
+    let mut sim = open_box(half);
+    let balls = lattice(
+        v3(-0.49, 0.01, -0.49),
+        v3(0.49, 0.44, 0.49),
+        300,
+        0.05,
+        0.05,
+        7,
+    )
+    .unwrap();
+    for ball in balls {
+        sim.spawn_ball(ball.restitution(0.5));
+    }
+    let mut whole = None;
+    for step in 1..=900 {
+        let stats = sim.step(DT).unwrap().stats;
+        assert_eq!(stats.events_cap_hits, 0, "step {step}: {stats:?}");
+        assert_eq!(stats.escaped, 0, "step {step}: {stats:?}");
+        assert!(stats.max_penetration <= 1e-9, "step {step}: {stats:?}");
+        if stats.sleeping == 300 {
+            whole = Some(step);
+            break;
+        }
+    }
+    let whole = whole.expect("the whole pile sleeps within 15 s");
+    println!("the whole pile asleep after {whole} steps");
+    for (e, p, v, _) in state(&sim.world) {
+        assert!(p.y >= 0.05 - 1e-9, "{e:?} at {p}");
+        assert!(p.x.abs() <= half - 0.05 + 1e-9 && p.z.abs() <= half - 0.05 + 1e-9);
+        assert_eq!(v, Vec3::ZERO);
+    }
+    // Asleep, it costs nothing
+    let stats = sim.step(DT).unwrap().stats;
+    assert_eq!((stats.toi_queries, stats.collisions), (0, 0), "{stats:?}");
 }
 
 #[test]

@@ -10,11 +10,15 @@
 //!   gravity and its undoing) and it stays within [`SleepConfig::drift`] radii of where its
 //!   stillness began. A faster step or a longer way resets its clock. A ball that rocks in a
 //!   hollow is still; one that slides on, however slowly, is not.
-//! - Balls that touched in the step (a collision, or a contact found touching) form an
-//!   *island*, together with the sleeping islands they touched.
+//! - Balls that have been still for [`SleepConfig::time`] and touched in the step (a
+//!   collision, or a contact found touching) form an *island*, together with the sleeping
+//!   islands they touched. A ball that is not still is an island of its own: it keeps no one
+//!   else awake, so a pile sleeps from the bottom up while a few balls on it still settle, and
+//!   they join it when they are still in turn.
 //! - An island falls asleep when it rested on something in the step (a resting contact, or a
-//!   sleeping ball) and every ball in it has been still for [`SleepConfig::time`]. Its balls
-//!   get velocity zero and a shared island number in their [`Sleep`](super::Sleep) component.
+//!   sleeping ball). Its balls get velocity zero and a shared island number in their
+//!   [`Sleep`](super::Sleep) component. A still ball held up only by moving balls rests on
+//!   nothing still, and stays awake.
 //! - A sleeping ball feels no gravity and asks no queries. Moving balls still collide with it:
 //!   in a resting contact it holds like a static shape and stays asleep; a harder hit wakes it,
 //!   is resolved with its full mass (so momentum and energy stay exact), and wakes its whole
@@ -144,8 +148,12 @@ impl Islands {
         let n = rests.len();
         self.parent.clear();
         self.parent.extend(0..n as u32);
+        // A hair of tolerance: thirty steps of 1/60 add up to just under 0.5
+        let still = |r: &Rest| r.asleep() || r.still_for >= time * (1.0 - 1e-9);
         for &(a, b) in links {
-            self.union(a, b);
+            if still(&rests[a as usize]) && still(&rests[b as usize]) {
+                self.union(a, b);
+            }
         }
         // The balls of one sleeping island stay together
         self.sleepers.clear();
@@ -176,8 +184,7 @@ impl Islands {
         for (i, rest) in rests.iter().enumerate() {
             let root = self.find(i as u32) as usize;
             let island = &mut self.islands[root];
-            // A hair of tolerance: thirty steps of 1/60 add up to just under 0.5
-            island.still &= rest.asleep() || rest.still_for >= time * (1.0 - 1e-9);
+            island.still &= still(rest);
             island.grounded |= rest.asleep() || rest.grounded;
             island.woke |= rest.woke_from.is_some();
             island.name = island.name.min(id(i));
@@ -247,23 +254,31 @@ mod tests {
     }
 
     #[test]
-    fn a_grounded_island_sleeps_only_when_every_ball_has_been_still_long_enough() {
+    fn still_balls_sleep_in_islands_that_rest_and_a_settling_ball_joins_them_when_still() {
         let mut islands = Islands::default();
-        // Ball 0 rests on the floor, ball 1 on ball 0; ball 2 touches nothing
-        let mut rests = vec![Rest::default(); 3];
+        // Ball 0 rests on the floor, ball 1 on ball 0, ball 2 settles on ball 1; ball 3 touches
+        // nothing; ball 4 is still but rests only on ball 5, which slides on the floor
+        let mut rests = vec![Rest::default(); 6];
         rests[0].grounded = true;
         rests[0].still_for = 1.0;
-        rests[2].still_for = 1.0;
+        rests[1].still_for = 0.6;
+        rests[3].still_for = 1.0;
+        rests[4].still_for = 1.0;
+        rests[5].grounded = true;
+        let links = [(0, 1), (1, 2), (4, 5)];
+        let ids = ids(&[10, 11, 12, 13, 14, 15]);
         for step in 1..=5 {
-            rests[1].still_for = 0.1 * step as Real;
-            islands.settle(0.5, &mut rests, ids(&[10, 11, 12]), &[(0, 1)]);
-            let asleep = step == 5;
-            assert_eq!(rests[0].asleep(), asleep, "step {step}");
-            assert_eq!(rests[1].asleep(), asleep, "step {step}");
-            assert!(!rests[2].asleep(), "not grounded: never");
+            rests[2].still_for = 0.1 * step as Real;
+            islands.settle(0.5, &mut rests, &ids, &links);
+            assert!(rests[0].asleep() && rests[1].asleep(), "step {step}");
+            assert_eq!(rests[2].asleep(), step == 5, "step {step}");
+            assert!(!rests[3].asleep(), "not grounded: never");
+            assert!(!rests[4].asleep(), "held up by a moving ball: never");
+            assert!(!rests[5].asleep(), "moving: never");
         }
-        assert_eq!(rests[0].island, NonZeroU64::new(10));
-        assert_eq!(rests[1].island, NonZeroU64::new(10));
+        for rest in &rests[..3] {
+            assert_eq!(rest.island, NonZeroU64::new(10));
+        }
     }
 
     #[test]
