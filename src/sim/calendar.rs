@@ -101,6 +101,10 @@ pub(super) fn earlier(x: Key, y: Key) -> bool {
 const SMALL_BUCKET: usize = 8;
 const MAX_SPARE: usize = 4096;
 
+/// Events a step in each fine bucket, about, and the most fine buckets in a bucket.
+const FINE_EVENTS: usize = 8;
+const MAX_FINE: usize = 1 << 14;
+
 /// In [`Event::owner`]'s place in `a`: the event is held for the other ball.
 const HELD_FOR_B: u32 = 1 << 31;
 
@@ -202,24 +206,41 @@ impl Ord for Event {
     }
 }
 
-/// The pending events: those of the current step in a min-heap, and, where events outlive
-/// steps, the later ones in buckets of time (a calendar queue of one step's width, after Paul,
-/// "A complexity O(1) priority queue for event driven molecular dynamics simulations", J.
-/// Comput. Phys. 221, 2007), moved into the heap when their step comes. The heap stays the
-/// size of a step's events, however far ahead the predictions reach.
+/// The pending events, in a calendar queue (Paul, "A complexity O(1) priority queue for event
+/// driven molecular dynamics simulations", J. Comput. Phys. 221, 2007) where events outlive
+/// steps: the earliest in a small min-heap, the rest of the current step in a ring of fine
+/// buckets (`1 / FINE` of a bucket each, about a few events), and later ones in buckets a step
+/// wide. A bucket comes into the ring, and a fine bucket into the heap, when the heap runs dry
+/// before the step's end, so the heap holds a few events and each event costs O(1) on average.
+/// An event in a later bucket is always later than every event in the heap, so events come out
+/// in exactly the order of one heap. Where events end with the step (a zero width), every
+/// event goes to the heap.
 #[derive(Debug, Default)]
 pub(super) struct Calendar {
     heap: BinaryHeap<Reverse<Event>>,
-    /// Events after the last bucket moved into the heap, by bucket (`time / width`).
+    /// Fine buckets from `next_fine` up to the end of bucket `next_coarse - 1`, by fine bucket
+    /// modulo their count (a power of two).
+    ring: Vec<Vec<Event>>,
+    /// Events in `ring`.
+    ring_len: usize,
+    /// Events of buckets from `next_coarse` on, by bucket.
     later: FxHashMap<u64, Vec<Event>>,
     /// Events in `later`.
     later_len: usize,
-    /// The buckets' width; zero while every event goes to the heap.
-    width: Real,
-    /// Every bucket up to this one is in the heap (events pushed for them go there).
-    drained: u64,
+    /// The width of a fine bucket; zero while every event goes to the heap.
+    fine_width: Real,
+    /// Fine buckets in a bucket: the ring's length, a power of two (`1 << fine_shift`).
+    fine_shift: u32,
+    /// Fine buckets before this one are in the heap.
+    next_fine: u64,
+    /// Buckets before this one are in the ring or the heap.
+    next_coarse: u64,
     /// Emptied buckets, to reuse.
     spare: Vec<Vec<Event>>,
+    /// Events pushed since the last clear, and the first bucket taken into the ring since: the
+    /// rate of events a step that sizes the next ring.
+    pushed: usize,
+    first_coarse: Option<u64>,
 }
 
 impl Calendar {
@@ -251,15 +272,28 @@ impl Calendar {
             count_a: counters[a as usize],
             count_b,
         };
-        if self.width > 0.0 {
-            let b = self.bucket(time);
-            if b > self.drained {
-                let spare = &mut self.spare;
-                self.later
-                    .entry(b)
-                    .or_insert_with(|| spare.pop().unwrap_or_default())
-                    .push(event);
-                self.later_len += 1;
+        self.pushed += 1;
+        self.insert(event);
+    }
+
+    /// Put `event` where its time belongs: the heap, the ring or a later bucket.
+    #[inline]
+    fn insert(&mut self, event: Event) {
+        if self.fine_width > 0.0 {
+            let f = self.fine(event.time);
+            if f >= self.next_fine {
+                if f >> self.fine_shift < self.next_coarse {
+                    let slot = (f & self.fine_mask()) as usize;
+                    self.ring[slot].push(event);
+                    self.ring_len += 1;
+                } else {
+                    let spare = &mut self.spare;
+                    self.later
+                        .entry(f >> self.fine_shift)
+                        .or_insert_with(|| spare.pop().unwrap_or_default())
+                        .push(event);
+                    self.later_len += 1;
+                }
                 return;
             }
         }
@@ -267,25 +301,44 @@ impl Calendar {
     }
 
     /// Forget every event, and keep later events in buckets of `width` (zero: none, every
-    /// event in the heap).
-    pub fn clear(&mut self, width: Real) {
+    /// event in the heap), each cut into fine buckets enough for the events a step of the
+    /// calendar so far, or for `events` when it has not run two steps. (Only the speed
+    /// depends on the count: events come out in the same order whatever it is.)
+    pub fn clear(&mut self, width: Real, events: usize) {
+        let events = match self.first_coarse {
+            Some(first) if self.next_coarse >= first + 2 => {
+                self.pushed / (self.next_coarse - first) as usize
+            }
+            _ => events,
+        };
+        self.pushed = 0;
+        self.first_coarse = None;
         self.heap.clear();
         let buckets: Vec<Vec<Event>> = self.later.drain().map(|(_, bucket)| bucket).collect();
         for bucket in buckets {
             self.recycle(bucket);
         }
         self.later_len = 0;
-        self.width = if width.is_finite() && width > 0.0 {
-            width
+        let fine = (events / FINE_EVENTS).next_power_of_two().min(MAX_FINE);
+        self.fine_shift = fine.trailing_zeros();
+        self.ring.resize_with(fine, Vec::new);
+        self.ring.truncate(fine);
+        for bucket in &mut self.ring {
+            bucket.clear();
+        }
+        self.ring_len = 0;
+        self.fine_width = if width.is_finite() && width > 0.0 {
+            width / fine as Real
         } else {
             0.0
         };
-        self.drained = 0;
+        self.next_fine = 0;
+        self.next_coarse = 0;
     }
 
     /// Return how many events are pending, stale ones included.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.later_len
+        self.heap.len() + self.ring_len + self.later_len
     }
 
     /// Keep an emptied bucket to reuse, if it is small (most are: a bucket is a step's
@@ -297,42 +350,57 @@ impl Calendar {
         }
     }
 
-    /// The bucket of `time` (times are not negative).
+    /// The fine bucket of `time` (times are not negative).
     #[inline]
-    fn bucket(&self, time: Real) -> u64 {
-        // Saturates: far beyond any step, all in the last bucket
-        (time / self.width) as u64
+    fn fine(&self, time: Real) -> u64 {
+        // Far beyond any step, all in one bucket (and room to count past it)
+        ((time / self.fine_width) as u64).min(1 << 62)
     }
 
-    /// Move the events up to `t_end` (and a little after, to the end of its bucket) into the
-    /// heap.
-    pub fn advance_to(&mut self, t_end: Real) {
-        if self.width == 0.0 {
+    #[inline]
+    fn fine_mask(&self) -> u64 {
+        (1 << self.fine_shift) - 1
+    }
+
+    /// Move the next fine bucket into the heap, or, at the end of the ring, the next bucket
+    /// with events into the ring, but none after fine bucket `last` (the step's end).
+    fn advance(&mut self, last: u64) {
+        let ring_end = self.next_coarse << self.fine_shift;
+        if self.next_fine < ring_end {
+            if self.ring_len == 0 {
+                // Nothing left in the ring: skip to its end
+                self.next_fine = ring_end;
+                return;
+            }
+            let k = (self.next_fine & self.fine_mask()) as usize;
+            let slot = &mut self.ring[k];
+            self.ring_len -= slot.len();
+            self.heap.extend(slot.drain(..).map(Reverse));
+            self.next_fine += 1;
             return;
         }
-        let last = self.bucket(t_end);
-        if last <= self.drained {
-            return;
-        }
-        let take = |calendar: &mut Self, b: u64| {
-            if let Some(mut bucket) = calendar.later.remove(&b) {
-                calendar.later_len -= bucket.len();
-                calendar.heap.extend(bucket.drain(..).map(Reverse));
-                calendar.recycle(bucket);
-            }
-        };
-        let first = self.drained + 1;
-        if last - first < self.later.len() as u64 {
-            for b in first..=last {
-                take(self, b);
-            }
+        // The next bucket with events, skipping empty ones (few: buckets are a step wide)
+        let after_last = (last >> self.fine_shift) + 1;
+        self.first_coarse.get_or_insert(self.next_coarse);
+        let b = if self.later.contains_key(&self.next_coarse) {
+            self.next_coarse
         } else {
-            let due: Vec<u64> = self.later.keys().copied().filter(|&b| b <= last).collect();
-            for b in due {
-                take(self, b);
-            }
+            self.later.keys().copied().min().unwrap_or(after_last)
         }
-        self.drained = last;
+        .min(after_last);
+        self.next_coarse = b;
+        self.next_fine = b << self.fine_shift;
+        if let Some(mut bucket) = self.later.remove(&b) {
+            self.later_len -= bucket.len();
+            self.ring_len += bucket.len();
+            let mask = self.fine_mask();
+            for event in bucket.drain(..) {
+                let f = self.fine(event.time);
+                self.ring[(f & mask) as usize].push(event);
+            }
+            self.recycle(bucket);
+            self.next_coarse = b + 1;
+        }
     }
 
     /// Drop the stale events but those that still stand for a ball's earliest (see
@@ -346,6 +414,10 @@ impl Calendar {
             }
         };
         self.heap.retain(|Reverse(event)| keep(event));
+        for bucket in &mut self.ring {
+            bucket.retain(keep);
+        }
+        self.ring_len = self.ring.iter().map(Vec::len).sum();
         self.later.retain(|_, bucket| {
             bucket.retain(keep);
             bucket.shrink_to(SMALL_BUCKET);
@@ -367,7 +439,19 @@ impl Calendar {
         t_end: Real,
         held: Option<&[Key]>,
     ) -> Option<Next> {
-        while let Some(Reverse(event)) = self.heap.peek() {
+        loop {
+            let Some(Reverse(event)) = self.heap.peek() else {
+                // The heap ran dry: bring in the next fine bucket, unless it is after the end
+                if self.fine_width == 0.0 {
+                    return None;
+                }
+                let last = self.fine(t_end);
+                if self.next_fine > last {
+                    return None;
+                }
+                self.advance(last);
+                continue;
+            };
             if event.time > t_end {
                 return None;
             }
@@ -386,7 +470,6 @@ impl Calendar {
                 }
             }
         }
-        None
     }
 }
 
@@ -433,8 +516,7 @@ mod tests {
     fn later_events_wait_for_their_step() {
         let counters = [0; 8];
         let mut calendar = Calendar::default();
-        calendar.clear(0.1);
-        calendar.advance_to(0.1);
+        calendar.clear(0.1, 64);
         let times = [0.35, 0.05, 1e6, 0.12, 0.35, 0.1, 0.25, 7.5];
         for (a, &t) in times.iter().enumerate() {
             let crossing = Happening::Crossing {
@@ -450,7 +532,6 @@ mod tests {
         let mut t = 0.1;
         while calendar.len() > 0 && t < 2e6 {
             t += 0.1;
-            calendar.advance_to(t);
             for (time, a) in drain(&mut calendar, &counters, t) {
                 assert!(
                     time <= t && time > t - 0.1 - 1e-12,
@@ -476,13 +557,79 @@ mod tests {
         );
     }
 
+    /// Events come out in exactly the order of one heap, whatever bucket, fine bucket or heap
+    /// they waited in: pushed at random times from now to far ahead, some at equal times,
+    /// while popping step by step.
+    #[test]
+    fn the_buckets_give_the_order_of_one_heap() {
+        let counters = [0; 64];
+        let mut calendar = Calendar::default();
+        let width = 0.25;
+        calendar.clear(width, 40);
+        // The pending keys, the earliest found by a search
+        let mut reference: Vec<Key> = Vec::new();
+        // A fixed linear congruential sequence in [0, 1)
+        let mut seed = 12_345_u64;
+        let mut random = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 11) as Real / (1u64 << 53) as Real
+        };
+        let mut popped = 0;
+        let mut t = 0.0;
+        for step in 1..=200 {
+            let t_end = step as Real * width;
+            let mut now = t;
+            loop {
+                for _ in 0..(random() * 2.5) as usize {
+                    let ahead = match (random() * 10.0) as u32 {
+                        0 => 0.0,
+                        1 => 1e3 * random(),
+                        2..=5 => width * random(),
+                        _ => 5.0 * width * random(),
+                    };
+                    // Times on a coarse grid now and then, so that some are equal
+                    let time = if random() < 0.3 {
+                        now + (ahead * 64.0).round() / 64.0
+                    } else {
+                        now + ahead
+                    };
+                    let a = (random() * 64.0) as u32;
+                    let happening = Happening::Contact(Other::Static((random() * 4.0) as u32));
+                    calendar.push(time, a, happening, &counters);
+                    reference.push(key_of(time, a, happening));
+                }
+                let Some(Next::Event(event)) = calendar.pop_until(&counters, t_end, None) else {
+                    break;
+                };
+                let first = (0..reference.len())
+                    .reduce(|x, y| {
+                        if earlier(reference[y], reference[x]) {
+                            y
+                        } else {
+                            x
+                        }
+                    })
+                    .expect("as many events");
+                let expected = reference.swap_remove(first);
+                assert_eq!(event.key(), expected, "step {step}");
+                assert!(event.time <= t_end && event.time >= now);
+                now = event.time;
+                popped += 1;
+            }
+            assert!(reference.iter().all(|k| k.0 > t_end));
+            assert_eq!(calendar.len(), reference.len());
+            t = t_end;
+        }
+        assert!(popped > 500, "{popped}");
+    }
+
     /// A stale event that was a ball's earliest gives `Again` for it; other stale events are
     /// dropped, and compaction keeps the first kind only.
     #[test]
     fn a_stale_earliest_event_sends_its_ball_to_look_again() {
         let mut counters = [0; 3];
         let mut calendar = Calendar::default();
-        calendar.clear(0.0);
+        calendar.clear(0.0, 0);
         let contact = Happening::Contact(Other::Ball(2));
         // Ball 0 asks about ball 2: held for ball 2 only (ball 0 holds an earlier one)
         calendar.push_held(0.5, 0, contact, &counters, true);

@@ -277,12 +277,11 @@ impl Stepper {
         }
 
         if continued {
-            self.calendar.advance_to(t1);
             self.predict_changed(t0, horizon, strategy);
         } else {
             // Events after the step wait in buckets of a step's width
-            self.calendar.clear(if keep_paths { dt } else { 0.0 });
-            self.calendar.advance_to(t1);
+            let width = if keep_paths { dt } else { 0.0 };
+            self.calendar.clear(width, 2 * self.balls.len());
             self.build_broadphase(dt, keep_paths);
             self.predict_all(t0, horizon, strategy);
         }
