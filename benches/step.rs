@@ -149,7 +149,7 @@ fn gas_report() {
     };
     if let (Some(small), Some(large)) = (find("10k"), find("100k")) {
         println!(
-            "cost per collision, gas_100k / gas_10k: {:.2} (target <= 2)",
+            "cost per collision, gas_100k / gas_10k: {:.2} (target <= 1.5)",
             large.ns_per_collision() / small.ns_per_collision()
         );
     }

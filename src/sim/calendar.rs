@@ -206,6 +206,87 @@ impl Ord for Event {
     }
 }
 
+/// The fine buckets of the calendar's current bucket: a list of events per fine bucket, the
+/// events of all lists in one pool, so that the ring costs what it holds whatever its length.
+#[derive(Debug, Default)]
+struct Ring {
+    /// The first event of each fine bucket's list in `pool`, or `NO_EVENT`.
+    head: Vec<u32>,
+    pool: Vec<Event>,
+    /// The next event of the same list, or, for a free place, the next free one.
+    next: Vec<u32>,
+    /// The first free place in `pool`, or `NO_EVENT`.
+    free: u32,
+    /// Events held.
+    len: usize,
+}
+
+/// No event: the end of a list.
+const NO_EVENT: u32 = u32::MAX;
+
+impl Ring {
+    /// Forget every event and make `slots` fine buckets.
+    fn reset(&mut self, slots: usize) {
+        self.head.clear();
+        self.head.resize(slots, NO_EVENT);
+        self.pool.clear();
+        self.next.clear();
+        self.free = NO_EVENT;
+        self.len = 0;
+    }
+
+    /// Add `event` to fine bucket `slot`.
+    #[inline]
+    fn push(&mut self, slot: usize, event: Event) {
+        let place = if self.free == NO_EVENT {
+            self.pool.push(event);
+            self.next.push(NO_EVENT);
+            (self.pool.len() - 1) as u32
+        } else {
+            let place = self.free;
+            self.free = self.next[place as usize];
+            self.pool[place as usize] = event;
+            place
+        };
+        self.next[place as usize] = self.head[slot];
+        self.head[slot] = place;
+        self.len += 1;
+    }
+
+    /// Move the events of fine bucket `slot` into `heap`.
+    fn drain_into(&mut self, slot: usize, heap: &mut BinaryHeap<Reverse<Event>>) {
+        let mut place = std::mem::replace(&mut self.head[slot], NO_EVENT);
+        while place != NO_EVENT {
+            let p = place as usize;
+            heap.push(Reverse(self.pool[p]));
+            place = std::mem::replace(&mut self.next[p], self.free);
+            self.free = p as u32;
+            self.len -= 1;
+        }
+    }
+
+    /// Keep only the events for which `keep` is true.
+    fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
+        for slot in 0..self.head.len() {
+            let mut link = NO_EVENT;
+            let mut place = std::mem::replace(&mut self.head[slot], NO_EVENT);
+            while place != NO_EVENT {
+                let p = place as usize;
+                place = self.next[p];
+                if keep(&self.pool[p]) {
+                    self.next[p] = link;
+                    link = p as u32;
+                } else {
+                    self.next[p] = self.free;
+                    self.free = p as u32;
+                    self.len -= 1;
+                }
+            }
+            self.head[slot] = link;
+        }
+    }
+}
+
 /// The pending events, in a calendar queue (Paul, "A complexity O(1) priority queue for event
 /// driven molecular dynamics simulations", J. Comput. Phys. 221, 2007) where events outlive
 /// steps: the earliest in a small min-heap, the rest of the current step in a ring of fine
@@ -220,9 +301,7 @@ pub(super) struct Calendar {
     heap: BinaryHeap<Reverse<Event>>,
     /// Fine buckets from `next_fine` up to the end of bucket `next_coarse - 1`, by fine bucket
     /// modulo their count (a power of two).
-    ring: Vec<Vec<Event>>,
-    /// Events in `ring`.
-    ring_len: usize,
+    ring: Ring,
     /// Events of buckets from `next_coarse` on, by bucket.
     later: FxHashMap<u64, Vec<Event>>,
     /// Events in `later`.
@@ -237,9 +316,9 @@ pub(super) struct Calendar {
     next_coarse: u64,
     /// Emptied buckets, to reuse.
     spare: Vec<Vec<Event>>,
-    /// Events pushed since the last clear, and the first bucket taken into the ring since: the
-    /// rate of events a step that sizes the next ring.
-    pushed: usize,
+    /// Events that went into the ring since the last clear, and the first bucket taken into
+    /// the ring since: the rate of events a step that sizes the next ring.
+    ringed: usize,
     first_coarse: Option<u64>,
 }
 
@@ -272,7 +351,6 @@ impl Calendar {
             count_a: counters[a as usize],
             count_b,
         };
-        self.pushed += 1;
         self.insert(event);
     }
 
@@ -284,8 +362,8 @@ impl Calendar {
             if f >= self.next_fine {
                 if f >> self.fine_shift < self.next_coarse {
                     let slot = (f & self.fine_mask()) as usize;
-                    self.ring[slot].push(event);
-                    self.ring_len += 1;
+                    self.ring.push(slot, event);
+                    self.ringed += 1;
                 } else {
                     let spare = &mut self.spare;
                     self.later
@@ -301,17 +379,17 @@ impl Calendar {
     }
 
     /// Forget every event, and keep later events in buckets of `width` (zero: none, every
-    /// event in the heap), each cut into fine buckets enough for the events a step of the
-    /// calendar so far, or for `events` when it has not run two steps. (Only the speed
+    /// event in the heap), each cut into fine buckets enough for the events a step that went
+    /// through the ring so far, or for `events` when it has not run two steps. (Only the speed
     /// depends on the count: events come out in the same order whatever it is.)
     pub fn clear(&mut self, width: Real, events: usize) {
         let events = match self.first_coarse {
             Some(first) if self.next_coarse >= first + 2 => {
-                self.pushed / (self.next_coarse - first) as usize
+                self.ringed / (self.next_coarse - first) as usize
             }
             _ => events,
         };
-        self.pushed = 0;
+        self.ringed = 0;
         self.first_coarse = None;
         self.heap.clear();
         let buckets: Vec<Vec<Event>> = self.later.drain().map(|(_, bucket)| bucket).collect();
@@ -321,12 +399,7 @@ impl Calendar {
         self.later_len = 0;
         let fine = (events / FINE_EVENTS).next_power_of_two().min(MAX_FINE);
         self.fine_shift = fine.trailing_zeros();
-        self.ring.resize_with(fine, Vec::new);
-        self.ring.truncate(fine);
-        for bucket in &mut self.ring {
-            bucket.clear();
-        }
-        self.ring_len = 0;
+        self.ring.reset(fine);
         self.fine_width = if width.is_finite() && width > 0.0 {
             width / fine as Real
         } else {
@@ -338,7 +411,7 @@ impl Calendar {
 
     /// Return how many events are pending, stale ones included.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.ring_len + self.later_len
+        self.heap.len() + self.ring.len + self.later_len
     }
 
     /// Keep an emptied bucket to reuse, if it is small (most are: a bucket is a step's
@@ -367,15 +440,13 @@ impl Calendar {
     fn advance(&mut self, last: u64) {
         let ring_end = self.next_coarse << self.fine_shift;
         if self.next_fine < ring_end {
-            if self.ring_len == 0 {
+            if self.ring.len == 0 {
                 // Nothing left in the ring: skip to its end
                 self.next_fine = ring_end;
                 return;
             }
             let k = (self.next_fine & self.fine_mask()) as usize;
-            let slot = &mut self.ring[k];
-            self.ring_len -= slot.len();
-            self.heap.extend(slot.drain(..).map(Reverse));
+            self.ring.drain_into(k, &mut self.heap);
             self.next_fine += 1;
             return;
         }
@@ -392,11 +463,11 @@ impl Calendar {
         self.next_fine = b << self.fine_shift;
         if let Some(mut bucket) = self.later.remove(&b) {
             self.later_len -= bucket.len();
-            self.ring_len += bucket.len();
+            self.ringed += bucket.len();
             let mask = self.fine_mask();
             for event in bucket.drain(..) {
                 let f = self.fine(event.time);
-                self.ring[(f & mask) as usize].push(event);
+                self.ring.push((f & mask) as usize, event);
             }
             self.recycle(bucket);
             self.next_coarse = b + 1;
@@ -414,10 +485,7 @@ impl Calendar {
             }
         };
         self.heap.retain(|Reverse(event)| keep(event));
-        for bucket in &mut self.ring {
-            bucket.retain(keep);
-        }
-        self.ring_len = self.ring.iter().map(Vec::len).sum();
+        self.ring.retain(keep);
         self.later.retain(|_, bucket| {
             bucket.retain(keep);
             bucket.shrink_to(SMALL_BUCKET);
