@@ -32,6 +32,7 @@
 
 pub mod geometry;
 pub mod math;
+pub mod output;
 pub mod plot;
 pub mod runs;
 pub mod scene;

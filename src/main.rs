@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use toibox::Strategy;
+use toibox::output::{self, Output};
 use toibox::plot::{self, Series};
 use toibox::runs::{self, RunOptions, RunReport};
 use toibox::scene::{Scene, SceneError};
@@ -154,7 +155,12 @@ fn fail(error: impl std::fmt::Display) -> ExitCode {
 const NEHE_ROOM_TEXT: &str = include_str!("../scenes/nehe_room.ron");
 
 fn view(args: &ViewArgs) -> ExitCode {
-    // The options first: a bad list fails before the scene is read
+    // The options first: a bad list or path fails before the scene is read
+    if let Some(path) = &args.screenshot
+        && let Err(e) = output::check(path, Output::Screenshot)
+    {
+        return fail(e);
+    }
     let strategies = match view_strategies(args) {
         Ok(strategies) => strategies,
         Err(e) => return fail(e),
@@ -374,6 +380,15 @@ fn short(x: f64) -> String {
 }
 
 fn compare(args: &CompareArgs) -> ExitCode {
+    // Output files first: a bad path fails before the run, not after it
+    let outputs = [(&args.csv, Output::Csv), (&args.plot, Output::Plot)];
+    for (path, kind) in outputs {
+        if let Some(path) = path
+            && let Err(e) = output::check(path, kind)
+        {
+            return fail(e);
+        }
+    }
     let scene = match Scene::load(&args.scene) {
         Ok(scene) => scene,
         Err(e) => return fail(e),
@@ -393,12 +408,14 @@ fn compare(args: &CompareArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
 
-    // Files first, each written whole or not at all; then standard output
+    // Files first, all written or none; then standard output
     let csv = match &args.csv {
-        Some(path) => match write_new(path, csv_table(&comparison).as_bytes()) {
-            Ok(tmp) => Some((tmp, path)),
-            Err(e) => return fail(e),
-        },
+        Some(path) => {
+            match output::prepare(path, |w| w.write_all(csv_table(&comparison).as_bytes())) {
+                Ok(pending) => Some(pending),
+                Err(e) => return fail(e),
+            }
+        }
         None => None,
     };
     if let Some(path) = &args.plot {
@@ -423,17 +440,11 @@ fn compare(args: &CompareArgs) -> ExitCode {
             .collect();
         let title = format!("{name}: {steps} steps");
         if let Err(e) = plot::plot_comparison(path, &title, &series, (1200, 800)) {
-            if let Some((tmp, _)) = &csv {
-                let _ = std::fs::remove_file(tmp);
-            }
             return fail(e);
         }
     }
-    if let Some((tmp, path)) = csv {
-        if let Err(e) = std::fs::rename(&tmp, path) {
-            let _ = std::fs::remove_file(&tmp);
-            return fail(format!("{}: cannot write: {e}", path.display()));
-        }
+    if let Some(Err(e)) = csv.map(output::Pending::commit) {
+        return fail(e);
     }
     if args.json {
         println!(
@@ -444,18 +455,6 @@ fn compare(args: &CompareArgs) -> ExitCode {
         print_comparison(&comparison);
     }
     ExitCode::SUCCESS
-}
-
-/// Write `bytes` to a new file beside `path`; return its name, to be renamed into place.
-fn write_new(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".partial");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot write: {e}", path.display())
-    })?;
-    Ok(tmp)
 }
 
 const COLUMNS: [&str; 14] = [

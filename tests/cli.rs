@@ -324,6 +324,53 @@ fn a_plot_that_cannot_be_written_leaves_no_files_and_no_output() {
 }
 
 #[test]
+fn output_paths_are_refused_before_the_scene_is_read() {
+    // The scene does not exist: an error about the output path shows it was checked first
+    let dir = scratch("refuse-early");
+    let missing_scene = dir.join("no_scene.ron");
+    let scene = missing_scene.to_str().unwrap();
+    let in_dir = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let no_dir = dir.join("no such dir").join("table.csv");
+    for (args, wanted) in [
+        (
+            vec!["compare", scene, "--plot", &in_dir("plot.jpg")],
+            "allowed extensions: png",
+        ),
+        (
+            vec!["compare", scene, "--plot", &in_dir("plot")],
+            "allowed extensions: png",
+        ),
+        (
+            vec!["compare", scene, "--csv", &in_dir("table.txt")],
+            "allowed extensions: csv",
+        ),
+        (
+            vec!["compare", scene, "--csv", no_dir.to_str().unwrap()],
+            "cannot write: no directory",
+        ),
+        (
+            vec![
+                "view",
+                scene,
+                "--frames",
+                "1",
+                "--screenshot",
+                &in_dir("s.bmp"),
+            ],
+            "allowed extensions: png",
+        ),
+    ] {
+        let out = toibox(&args);
+        assert!(!out.status.success(), "{args:?}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+        let error = stderr(&out);
+        assert!(error.contains(wanted), "{args:?}: {error}");
+        assert!(!error.contains("no_scene.ron"), "{args:?}: {error}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file left");
+}
+
+#[test]
 fn check_prints_one_line_per_file_and_fails_on_any_error() {
     let dir = scratch("check");
     let good = write(&dir, "good.ron", HEAD_ON);

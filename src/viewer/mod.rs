@@ -169,7 +169,8 @@ pub fn check(options: &ViewOptions) -> Result<(), ViewError> {
         if options.frames.is_none() {
             return bad("a screenshot needs --frames N: it is the last of N frames".to_owned());
         }
-        screenshot::check_writable(path).map_err(ViewError::Options)?;
+        crate::output::check(path, crate::output::Output::Screenshot)
+            .map_err(|e| ViewError::Options(e.to_string()))?;
     }
     #[cfg(all(unix, not(target_os = "macos")))]
     if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())

@@ -1,13 +1,14 @@
-//! Screenshots: the window's pixels written to a PNG, whole or not at all.
+//! Screenshots: the window's pixels written to a PNG, whole or not at all (`crate::output`).
 
-use std::io::BufWriter;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Write an RGBA image of `width` × `height` pixels whose rows run from the bottom up (as
 /// OpenGL reads them) to `path` as an RGB PNG.
 ///
-/// The file is written beside `path` under a temporary name and renamed into place, so a
-/// reader never sees a partial file; on failure nothing is left behind.
+/// The file is written beside `path` under a temporary name and renamed into place
+/// ([`crate::output::write_whole`]), so a reader never sees a partial file; on failure nothing
+/// is left behind.
 pub(crate) fn write_png(
     path: &Path,
     width: u32,
@@ -28,32 +29,17 @@ pub(crate) fn write_png(
             rgb.extend_from_slice(&pixel[..3]);
         }
     }
-    let tmp = temporary(path);
-    let result = encode(&tmp, width, height, &rgb)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| e.to_string()));
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: cannot write: {e}", path.display())
-    })
+    crate::output::write_whole(path, |w| encode(w, width, height, &rgb)).map_err(|e| e.to_string())
 }
 
-fn encode(path: &Path, width: u32, height: u32, rgb: &[u8]) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
+fn encode(w: &mut dyn Write, width: u32, height: u32, rgb: &[u8]) -> io::Result<()> {
+    let mut encoder = png::Encoder::new(w, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_compression(png::Compression::Best);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())
-}
-
-/// Return the temporary name beside `path`: `.NAME.partial-PID`.
-fn temporary(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map_or_else(|| "screenshot".into(), |n| n.to_string_lossy());
-    path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    let mut writer = encoder.write_header().map_err(io::Error::other)?;
+    writer.write_image_data(rgb).map_err(io::Error::other)?;
+    writer.finish().map_err(io::Error::other)
 }
 
 /// Return a new file name in `dir` for a screenshot of the scene `stem`:
@@ -74,15 +60,6 @@ pub(crate) fn unique_name(dir: &Path, stem: &str) -> PathBuf {
         .map(|n| dir.join(format!("toibox-{stem}-{n}.png")))
         .find(|p| !p.exists())
         .expect("some number is free")
-}
-
-/// Check before the window opens that a PNG can be written at `path`: its directory exists
-/// and takes a new file.
-pub(crate) fn check_writable(path: &Path) -> Result<(), String> {
-    let tmp = temporary(path);
-    std::fs::write(&tmp, b"")
-        .and_then(|()| std::fs::remove_file(&tmp))
-        .map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -115,11 +92,10 @@ mod tests {
     #[test]
     fn an_unwritable_place_is_an_error_naming_it() {
         let path = Path::new("/no/such/dir/shot.png");
-        let error = check_writable(path).unwrap_err();
+        let error = write_png(path, 1, 1, &[0, 0, 0, 255]).unwrap_err();
         assert!(
             error.starts_with("/no/such/dir/shot.png: cannot write"),
             "{error}"
         );
-        assert!(write_png(path, 1, 1, &[0, 0, 0, 255]).is_err());
     }
 }
