@@ -410,12 +410,10 @@ fn compare(args: &CompareArgs) -> ExitCode {
 
     // Files first, all written or none; then standard output
     let csv = match &args.csv {
-        Some(path) => {
-            match output::prepare(path, |w| w.write_all(csv_table(&comparison).as_bytes())) {
-                Ok(pending) => Some(pending),
-                Err(e) => return fail(e),
-            }
-        }
+        Some(path) => match output::prepare(path, |w| write_csv(&comparison, w)) {
+            Ok(pending) => Some(pending),
+            Err(e) => return fail(e),
+        },
         None => None,
     };
     if let Some(path) = &args.plot {
@@ -457,46 +455,13 @@ fn compare(args: &CompareArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-const COLUMNS: [&str; 14] = [
-    "toi",
-    "collisions",
-    "missed",
-    "spurious",
-    "compared",
-    "toi_error_mean",
-    "toi_error_max",
-    "max_penetration",
-    "escaped",
-    "energy_drift",
-    "ms_per_step",
-    "toi_queries_per_step",
-    "state_drift_max",
-    "state_drift_mean",
-];
-
-fn csv_table(c: &runs::Comparison) -> String {
-    let mut out = COLUMNS.join(",");
-    out.push('\n');
-    for r in &c.results {
-        out.push_str(&format!(
-            "{},{},{},{},{},{:e},{:e},{:e},{},{:e},{},{},{:e},{:e}\n",
-            r.toi,
-            r.collisions,
-            r.missed,
-            r.spurious,
-            r.compared,
-            r.toi_error_mean,
-            r.toi_error_max,
-            r.max_penetration,
-            r.escaped,
-            r.energy_drift,
-            r.ms_per_step,
-            r.toi_queries_per_step,
-            r.state_drift_max,
-            r.state_drift_mean
-        ));
+/// Write `c`'s table as CSV: a header of the JSON's field names, then a row per strategy.
+fn write_csv(c: &runs::Comparison, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
+    for result in &c.results {
+        writer.serialize(result)?;
     }
-    out
+    writer.flush()
 }
 
 fn print_comparison(c: &runs::Comparison) {

@@ -287,6 +287,17 @@ fn compare_writes_csv_and_a_png_plot() {
     assert_eq!(lines.len(), 3, "{table}");
     assert!(lines[0].starts_with("toi,collisions,missed"), "{table}");
     assert!(lines[1].starts_with("analytic,") && lines[2].starts_with("sliced:20,"));
+    // Every row has every column, and every column but the first is a number
+    let mut reader = csv::Reader::from_path(&csv).expect("a CSV reader");
+    let header = reader.headers().expect("a header").clone();
+    assert_eq!(header.len(), 14, "{header:?}");
+    for row in reader.records() {
+        let row = row.expect("a well-formed row");
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        for (name, value) in header.iter().zip(row.iter()).skip(1) {
+            assert!(value.parse::<f64>().is_ok(), "{name} = {value}");
+        }
+    }
     let bytes = std::fs::read(&png).expect("the PNG");
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     // The human table names both strategies
