@@ -25,12 +25,14 @@
 //! ```
 //!
 //! Modules: [`geometry`] holds the shapes and their static queries, [`toi`] the strategies and
-//! the closed forms ([`toi::analytic`]), [`sweeps`] seeded random queries for comparing
-//! strategies, [`math`] the precision (`f64` throughout). With the feature `viewer` (on by
+//! the closed forms ([`toi::analytic`]), [`judge`] which balls escaped or passed through
+//! something in a step, [`sweeps`] seeded random queries for comparing strategies, [`math`] the
+//! precision (`f64` throughout). With the feature `viewer` (on by
 //! default), `viewer` shows scenes in 3D with macroquad; nothing else imports it.
 #![warn(missing_docs)]
 
 pub mod geometry;
+pub mod judge;
 pub mod math;
 pub mod output;
 pub mod plot;

@@ -9,12 +9,14 @@
 //! normal points to), cylinders are solid, and a [`ConvexPolygon`] is a two-sided plate of zero
 //! thickness.
 
+mod aabb;
 mod ball;
 mod cylinder;
 mod error;
 mod plane;
 mod polygon;
 
+pub(crate) use aabb::Aabb;
 pub use ball::{Ball, closest_point_on_sphere};
 pub use cylinder::{CappedCylinder, Cylinder, InfiniteCylinder};
 pub use error::ShapeError;

@@ -8,36 +8,12 @@ use hecs::Entity;
 
 use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports};
 use super::sleep::Rest;
-use crate::geometry::Ball;
+use crate::geometry::{Aabb, Ball};
 use crate::math::{Real, Vec3};
 use crate::toi::MovingBall;
 
 /// No entry.
 pub(crate) const NONE: u32 = u32::MAX;
-
-/// An axis-aligned box.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Aabb {
-    pub min: Vec3,
-    pub max: Vec3,
-}
-
-impl Aabb {
-    /// Return the box of a ball of `radius` moving from `a` to `b`.
-    #[inline]
-    pub fn of_path(a: Vec3, b: Vec3, radius: Real) -> Self {
-        Self {
-            min: a.min(b) - Vec3::splat(radius),
-            max: a.max(b) + Vec3::splat(radius),
-        }
-    }
-
-    /// Return true when the two boxes share a point.
-    #[inline]
-    pub fn overlaps(&self, other: &Self) -> bool {
-        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
-    }
-}
 
 /// A ball's path between two changes of course: where it was at `time` and its velocity since.
 ///

@@ -39,9 +39,10 @@ mod grid;
 pub(super) use grid::Around;
 use grid::{Cell, Grid, MAX_CELL};
 
-use super::bodies::{Aabb, BallBody, NONE};
+use super::bodies::{BallBody, NONE};
 use super::calendar::Other;
 use super::statics::Static;
+use crate::geometry::Aabb;
 use crate::math::{Real, Vec3};
 
 /// Most cells a ball's path over one step may cross in its own grid before it roams instead.

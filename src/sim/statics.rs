@@ -2,9 +2,9 @@
 
 use hecs::{Entity, World};
 
-use super::bodies::Aabb;
 use super::components::Restitution;
 use super::config::StepError;
+use crate::geometry::Aabb;
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3, positive};
 use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};

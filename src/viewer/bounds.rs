@@ -14,22 +14,10 @@ pub(crate) struct Bounds {
 }
 
 impl Bounds {
-    /// The box of a single point.
-    #[must_use]
-    pub fn point(p: Vec3) -> Self {
-        Self { min: p, max: p }
-    }
-
     /// Grow the box to hold `p`.
     pub fn include(&mut self, p: Vec3) {
         self.min = self.min.min(p);
         self.max = self.max.max(p);
-    }
-
-    /// Grow the box to hold a ball of `radius` at `center`.
-    pub fn include_ball(&mut self, center: Vec3, radius: Real) {
-        self.include(center - Vec3::splat(radius));
-        self.include(center + Vec3::splat(radius));
     }
 
     /// Return the box of the scene's balls and finite shapes.

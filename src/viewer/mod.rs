@@ -38,7 +38,6 @@ mod app;
 mod bounds;
 mod camera;
 mod effects;
-mod faults;
 mod hud;
 mod pane;
 mod render;

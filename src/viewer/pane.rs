@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use hecs::Entity;
 
-use super::faults::{BallState, Faults};
+use crate::judge::{BallStep, Judge};
 use crate::math::Real;
 use crate::runs::energy;
 use crate::scene::{Scene, SceneItem, SceneWorld};
@@ -33,9 +33,9 @@ pub(crate) struct Pane {
     /// The world, its stepper and its clock.
     pub world: SceneWorld,
     /// Faults found so far.
-    pub faults: Faults,
+    pub faults: Judge,
     /// Every ball after the last step, in scene order.
-    pub balls: Vec<BallState>,
+    pub balls: Vec<BallStep>,
     /// Totals since the start.
     pub totals: Totals,
     /// Kinetic energy at the start.
@@ -58,7 +58,7 @@ impl Pane {
         world.sim.stepper.config.strategy = strategy;
         let mut pane = Self {
             balls: Vec::with_capacity(world.balls.len()),
-            faults: Faults::new(scene),
+            faults: Judge::new(scene),
             world,
             totals: Totals::default(),
             kinetic_start: 0.0,
@@ -177,7 +177,7 @@ impl Pane {
         self.balls.clear();
         self.balls.extend(self.world.balls.iter().map(|&e| {
             let (p, previous, r) = view.get(e).expect("a scene ball keeps its components");
-            BallState {
+            BallStep {
                 previous: previous.map_or(p.0, |q| q.0),
                 position: p.0,
                 radius: r.0,

@@ -1,29 +1,28 @@
-//! Balls that escaped or passed through something: what the comparison highlights.
+//! The judge: which balls escaped or passed through something in a step, whatever the
+//! strategy said. One judge for `run`, `compare` and the viewer.
 //!
-//! After each step every ball is judged on its own, whatever the strategy said:
+//! After each step every ball is judged on its own:
 //! - escaped: its centre is behind a plane (signed distance < 0) or inside a cylinder;
 //! - passed through: it overlaps a ball or a shape by more than [`TOLERANCE`] of its radius
 //!   at the end of the step, or, for a ball without a collision in the step (so its path was
 //!   the straight line from its previous position), that path took it that deep into
 //!   something on the way (the exact sweep, with the radius shrunk by the tolerance).
 //!
-//! A fault stays with the ball until the scene is reset: a ball that tunnelled once is on
+//! A fault stays with the ball until the judge is made anew: a ball that tunnelled once is on
 //! the wrong side from then on. Cost: the balls against each static shape whose box their
 //! path's box meets, and ball pairs found by sort-and-sweep on x.
 
-use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Shape};
+use crate::geometry::{Aabb, Ball, ConvexPolygon, Cylinder, Plane, Shape};
 use crate::math::{Real, Vec3};
 use crate::scene::Scene;
 use crate::toi::{MovingBall, Toi, analytic};
 
-use super::bounds::Bounds;
-
 /// Overlap allowed before a ball counts as passed through, relative to its radius.
-pub(crate) const TOLERANCE: Real = 0.05;
+pub const TOLERANCE: Real = 0.05;
 
 /// What went wrong with a ball.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fault {
+pub enum Fault {
     /// Its centre went behind a plane or into a cylinder.
     Escaped,
     /// It went into or through a ball or a shape.
@@ -32,7 +31,7 @@ pub(crate) enum Fault {
 
 /// A ball as the judge sees it after a step.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct BallState {
+pub struct BallStep {
     /// Centre at the start of the step.
     pub previous: Vec3,
     /// Centre at the end of the step.
@@ -43,7 +42,7 @@ pub(crate) struct BallState {
     pub collided: bool,
 }
 
-impl BallState {
+impl BallStep {
     /// The ball shrunk by the tolerance, on its path over `[0, dt]` when that was straight,
     /// else standing at its end position.
     fn sweep(&self, dt: Real) -> MovingBall {
@@ -56,13 +55,13 @@ impl BallState {
     }
 
     /// The box of the ball over its path.
-    fn path_box(&self) -> Bounds {
-        let mut b = Bounds::point(self.position);
-        b.include_ball(self.position, self.radius);
-        if !self.collided {
-            b.include_ball(self.previous, self.radius);
-        }
-        b
+    fn path_box(&self) -> Aabb {
+        let from = if self.collided {
+            self.position
+        } else {
+            self.previous
+        };
+        Aabb::of_path(from, self.position, self.radius)
     }
 }
 
@@ -75,18 +74,18 @@ enum Finite {
 
 /// The judge of one scene, and the faults found so far.
 #[derive(Clone, Debug)]
-pub(crate) struct Faults {
+pub struct Judge {
     planes: Vec<Plane>,
     /// Infinite cylinders, tested against every ball.
     everywhere: Vec<Cylinder>,
     /// Capped cylinders and polygons with their boxes.
-    finite: Vec<(Finite, Bounds)>,
+    finite: Vec<(Finite, Aabb)>,
     /// The fault of each ball, in scene order.
     pub per_ball: Vec<Option<Fault>>,
     order: Vec<u32>,
 }
 
-impl Faults {
+impl Judge {
     /// Create a judge for `scene`'s shapes and balls, with no faults yet.
     #[must_use]
     pub fn new(scene: &Scene) -> Self {
@@ -95,20 +94,15 @@ impl Faults {
         for c in &scene.cylinders {
             match c.shape {
                 Cylinder::Capped(capped) => {
-                    let mut b = Bounds::point(capped.a);
-                    b.include_ball(capped.a, capped.radius);
-                    b.include_ball(capped.b, capped.radius);
+                    let b = Aabb::of_path(capped.a, capped.b, capped.radius);
                     finite.push((Finite::Cylinder(c.shape), b));
                 }
                 Cylinder::Infinite(_) => everywhere.push(c.shape),
             }
         }
         for p in &scene.polygons {
-            let vertices = p.shape.vertices();
-            let mut b = Bounds::point(vertices[0]);
-            for &v in vertices {
-                b.include(v);
-            }
+            let vertices = p.shape.vertices().iter().copied();
+            let b = Aabb::of_points(vertices).expect("a polygon has vertices");
             finite.push((Finite::Polygon(p.shape.clone()), b));
         }
         Self {
@@ -132,7 +126,7 @@ impl Faults {
     }
 
     /// Judge the balls after a step of `dt`; `balls` in scene order.
-    pub fn judge(&mut self, balls: &[BallState], dt: Real) {
+    pub fn judge(&mut self, balls: &[BallStep], dt: Real) {
         debug_assert_eq!(balls.len(), self.per_ball.len());
         for (i, ball) in balls.iter().enumerate() {
             if let Some(fault) = self.judge_statics(ball, dt) {
@@ -150,7 +144,7 @@ impl Faults {
         }
     }
 
-    fn judge_statics(&self, ball: &BallState, dt: Real) -> Option<Fault> {
+    fn judge_statics(&self, ball: &BallStep, dt: Real) -> Option<Fault> {
         let end = Ball::new(ball.position, ball.radius * (1.0 - TOLERANCE));
         let sweep = ball.sweep(dt);
         let hit = |toi: Toi| !matches!(toi, Toi::Miss);
@@ -171,7 +165,7 @@ impl Faults {
         }
         let path = ball.path_box();
         for (shape, bounds) in &self.finite {
-            if !overlap(&path, bounds) {
+            if !path.overlaps(bounds) {
                 continue;
             }
             match shape {
@@ -190,8 +184,8 @@ impl Faults {
     }
 
     /// Sort-and-sweep on the path boxes' low x; each pair whose boxes meet is swept.
-    fn judge_pairs(&mut self, balls: &[BallState], dt: Real) {
-        let boxes: Vec<Bounds> = balls.iter().map(BallState::path_box).collect();
+    fn judge_pairs(&mut self, balls: &[BallStep], dt: Real) {
+        let boxes: Vec<Aabb> = balls.iter().map(BallStep::path_box).collect();
         self.order.clear();
         self.order.extend(0..balls.len() as u32);
         self.order
@@ -204,7 +198,7 @@ impl Faults {
                 if boxes[j].min.x > boxes[i].max.x {
                     break;
                 }
-                if overlap(&boxes[i], &boxes[j]) && pair_passed_through(&balls[i], &balls[j], dt) {
+                if boxes[i].overlaps(&boxes[j]) && pair_passed_through(&balls[i], &balls[j], dt) {
                     self.mark(i, Fault::PassedThrough);
                     self.mark(j, Fault::PassedThrough);
                 }
@@ -216,7 +210,7 @@ impl Faults {
 
 /// Return true when two balls end overlapping by more than the tolerance, or their straight
 /// paths took them that deep into each other.
-fn pair_passed_through(a: &BallState, b: &BallState, dt: Real) -> bool {
+fn pair_passed_through(a: &BallStep, b: &BallStep, dt: Real) -> bool {
     let reach = (a.radius + b.radius) * (1.0 - TOLERANCE);
     if a.position.distance_squared(b.position) < reach * reach {
         return true;
@@ -229,10 +223,6 @@ fn pair_passed_through(a: &BallState, b: &BallState, dt: Real) -> bool {
         analytic::ball_ball(&a.sweep(dt), &b.sweep(dt), dt),
         Toi::Miss
     )
-}
-
-fn overlap(a: &Bounds, b: &Bounds) -> bool {
-    a.min.cmple(b.max).all() && b.min.cmple(a.max).all()
 }
 
 #[cfg(test)]
@@ -252,8 +242,8 @@ mod tests {
         .unwrap()
     }
 
-    fn state(previous: Vec3, position: Vec3, collided: bool) -> BallState {
-        BallState {
+    fn state(previous: Vec3, position: Vec3, collided: bool) -> BallStep {
+        BallStep {
             previous,
             position,
             radius: 0.1,
@@ -263,41 +253,41 @@ mod tests {
 
     #[test]
     fn a_ball_that_crossed_the_pane_passed_through_it() {
-        let mut faults = Faults::new(&scene());
+        let mut judge = Judge::new(&scene());
         let parked = state(Vec3::new(3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0), false);
         // From x = -2 to x = 2 in one step, straight through the pane at x = 0
         let crossed = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0), false);
-        faults.judge(&[crossed, parked], 0.1);
-        assert_eq!(faults.per_ball, vec![Some(Fault::PassedThrough), None]);
+        judge.judge(&[crossed, parked], 0.1);
+        assert_eq!(judge.per_ball, vec![Some(Fault::PassedThrough), None]);
         // A bounce (a collision in the step) that ends clear is no fault
-        let mut faults = Faults::new(&scene());
+        let mut judge = Judge::new(&scene());
         let bounced = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(-1.0, 0.0, 0.0), true);
-        faults.judge(&[bounced, parked], 0.1);
-        assert_eq!(faults.per_ball, vec![None, None]);
+        judge.judge(&[bounced, parked], 0.1);
+        assert_eq!(judge.per_ball, vec![None, None]);
     }
 
     #[test]
     fn behind_the_floor_or_inside_the_pole_is_escaped() {
-        let mut faults = Faults::new(&scene());
+        let mut judge = Judge::new(&scene());
         let below = state(Vec3::new(-2.0, 0.0, 0.0), Vec3::new(-2.0, -1.5, 0.0), false);
         let inside = state(Vec3::new(3.0, 0.0, 0.0), Vec3::new(5.1, 0.0, 0.0), false);
-        faults.judge(&[below, inside], 0.1);
-        assert_eq!(faults.counts(), (2, 0));
+        judge.judge(&[below, inside], 0.1);
+        assert_eq!(judge.counts(), (2, 0));
     }
 
     #[test]
     fn balls_that_crossed_each_other_passed_through_and_touching_ones_did_not() {
-        let mut faults = Faults::new(&scene());
+        let mut judge = Judge::new(&scene());
         // Head-on along z = 2 (clear of the pane), swapping places in one step
         let a = state(Vec3::new(-1.0, 0.0, 2.0), Vec3::new(1.0, 0.0, 2.0), false);
         let b = state(Vec3::new(1.0, 0.0, 2.0), Vec3::new(-1.0, 0.0, 2.0), false);
-        faults.judge(&[a, b], 0.1);
-        assert_eq!(faults.counts(), (0, 2));
+        judge.judge(&[a, b], 0.1);
+        assert_eq!(judge.counts(), (0, 2));
         // Resting in contact (centres 2 radii apart) is fine
-        let mut faults = Faults::new(&scene());
+        let mut judge = Judge::new(&scene());
         let a = state(Vec3::new(-1.0, 0.0, 2.0), Vec3::new(-1.0, 0.0, 2.0), false);
         let b = state(Vec3::new(-0.8, 0.0, 2.0), Vec3::new(-0.8, 0.0, 2.0), false);
-        faults.judge(&[a, b], 0.1);
-        assert_eq!(faults.counts(), (0, 0));
+        judge.judge(&[a, b], 0.1);
+        assert_eq!(judge.counts(), (0, 0));
     }
 }
