@@ -12,10 +12,14 @@
 //! the wrong side from then on. Cost: the balls against each static shape whose box their
 //! path's box meets, and ball pairs found by sort-and-sweep on x.
 
+use hecs::Entity;
+
 use crate::geometry::{Aabb, Ball, ConvexPolygon, Cylinder, Plane, Shape};
 use crate::math::{Real, Vec3};
-use crate::scene::Scene;
-use crate::toi::{MovingBall, Toi, analytic};
+use crate::scene::{Scene, SceneItem, SceneWorld};
+use crate::sim::{CollisionEvent, Radius};
+use crate::toi::{MovingBall, PairKind, Toi, analytic};
+use crate::{Position, PreviousPosition};
 
 /// Overlap allowed before a ball counts as passed through, relative to its radius.
 pub const TOLERANCE: Real = 0.05;
@@ -62,6 +66,42 @@ impl BallStep {
             self.previous
         };
         Aabb::of_path(from, self.position, self.radius)
+    }
+}
+
+/// Read the balls of `world` after a step with the collisions `events` (its report's) into
+/// `out`, in scene order, as the judge sees them: where each was before the step (its
+/// `PreviousPosition`, else where it is) and after it, its radius, and whether it collided in
+/// the step.
+///
+/// # Panics
+///
+/// If a scene ball lost its `Position` or `Radius` component.
+pub fn read_step(world: &SceneWorld, events: &[CollisionEvent], out: &mut Vec<BallStep>) {
+    let view = world
+        .sim
+        .world
+        .view::<(&Position, Option<&PreviousPosition>, &Radius)>();
+    out.clear();
+    out.extend(world.balls.iter().map(|&e| {
+        let (p, previous, r) = view.get(e).expect("a scene ball keeps its components");
+        BallStep {
+            previous: previous.map_or(p.0, |q| q.0),
+            position: p.0,
+            radius: r.0,
+            collided: false,
+        }
+    }));
+    let mut mark = |e: Entity| {
+        if let Some(SceneItem::Ball(i)) = world.item(e) {
+            out[i].collided = true;
+        }
+    };
+    for event in events {
+        mark(event.a);
+        if event.kind == PairKind::BallBall {
+            mark(event.b);
+        }
     }
 }
 

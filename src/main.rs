@@ -352,11 +352,12 @@ fn print_summary(r: &RunReport) {
     );
     let drift = runs::relative_change(s.energy_start, s.energy_end);
     println!(
-        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; cap hits {} ({} balls stopped short); asleep at the end {}",
+        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} balls stopped short); asleep at the end {}",
         s.energy_start,
         s.energy_end,
         s.max_penetration,
         s.escaped,
+        s.passed_through,
         s.events_cap_hits,
         s.stopped,
         s.sleeping
@@ -470,7 +471,7 @@ fn print_comparison(c: &runs::Comparison) {
         c.scene, c.steps
     );
     println!(
-        "{:<22} {:>10} {:>8} {:>9} {:>11} {:>11} {:>11} {:>8} {:>11} {:>9} {:>11} {:>11}",
+        "{:<22} {:>10} {:>8} {:>9} {:>11} {:>11} {:>11} {:>8} {:>8} {:>9} {:>11} {:>9} {:>11} {:>11}",
         "strategy",
         "collisions",
         "missed",
@@ -479,6 +480,8 @@ fn print_comparison(c: &runs::Comparison) {
         "max |dt|",
         "deepest",
         "escaped",
+        "through",
+        "cap hits",
         "energy",
         "ms/step",
         "queries/st",
@@ -486,7 +489,7 @@ fn print_comparison(c: &runs::Comparison) {
     );
     for r in &c.results {
         println!(
-            "{:<22} {:>10} {:>8} {:>9} {:>11.2e} {:>11.2e} {:>11.2e} {:>8} {:>11.2e} {:>9.3} {:>11.1} {:>11.2e}",
+            "{:<22} {:>10} {:>8} {:>9} {:>11.2e} {:>11.2e} {:>11.2e} {:>8} {:>8} {:>9} {:>11.2e} {:>9.3} {:>11.1} {:>11.2e}",
             r.toi,
             r.collisions,
             r.missed,
@@ -495,6 +498,8 @@ fn print_comparison(c: &runs::Comparison) {
             r.toi_error_max,
             r.max_penetration,
             r.escaped,
+            r.passed_through,
+            r.cap_hits,
             r.energy_drift,
             r.ms_per_step,
             r.toi_queries_per_step,
@@ -504,8 +509,11 @@ fn print_comparison(c: &runs::Comparison) {
     println!(
         "\nmissed: contacts the analytic sweep finds from the same state and the strategy does not\n\
          (tunnelling). mean/max |dt|: time error of the contacts both find. deepest: largest overlap\n\
-         at a step end. energy: relative drift of kinetic plus potential energy. drift max: farthest\n\
-         a ball ends from where the analytic run puts it. Times are wall clock: compare within one run."
+         at a step end. through: balls that passed through something in some step (the judge: a path\n\
+         through a shape, or an overlap beyond 5% of the radius). cap hits: contacts held after a\n\
+         step's budget ran out. energy: relative drift of kinetic plus potential energy. drift max:\n\
+         farthest a ball ends from where the analytic run puts it. Times are wall clock: compare\n\
+         within one run."
     );
 }
 

@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
+use crate::judge::{Judge, read_step};
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem, SceneWorld};
 use crate::sim::{Mass, Position, StepError, Velocity};
@@ -52,6 +53,9 @@ pub struct RunStats {
     pub max_penetration: Real,
     /// Most balls found behind a plane or inside a shape at the end of any step.
     pub escaped: u64,
+    /// Balls the [`judge`](crate::judge) found passed through something (a ball, a plane, a
+    /// cylinder, a polygon) in some step of the run.
+    pub passed_through: u64,
     /// Energy (kinetic plus gravity's potential) before the first step.
     pub energy_start: Real,
     /// Energy after the last step.
@@ -186,6 +190,8 @@ fn run_with<S: ToiStrategy + ?Sized>(
     let mut events = options.events.then(Vec::new);
     let mut trace = Trace::default();
     let mut wall = 0.0;
+    let mut judge = Judge::new(scene);
+    let mut judged = Vec::with_capacity(world.balls.len());
     for step in 0..options.steps {
         let start_time = world.sim.time();
         let started = Instant::now();
@@ -227,11 +233,14 @@ fn run_with<S: ToiStrategy + ?Sized>(
                 });
             }
         }
+        read_step(world, &report.events, &mut judged);
+        judge.judge(&judged, scene.dt);
         trace.time.push(world.sim.time());
         trace.energy.push(energy(&world.sim.world, gravity));
         trace.penetration.push(s.max_penetration);
         progress(step + 1);
     }
+    stats.passed_through = judge.counts().1 as u64;
     stats.energy_end = energy(&world.sim.world, gravity);
     stats.momentum_end = crate::sim::momentum(&world.sim.world).to_array();
     stats.wall_ms = wall * 1e3;
@@ -291,6 +300,10 @@ pub struct StrategyResult {
     pub max_penetration: Real,
     /// Most balls behind a plane or inside a shape at the end of any step.
     pub escaped: u64,
+    /// Balls the [`judge`](crate::judge) found passed through something in some step.
+    pub passed_through: u64,
+    /// Contacts held after a step's budget of collisions ran out, summed over the steps.
+    pub cap_hits: u64,
     /// `(E_end - E_start) / |E_start|` (absolute when `E_start` is zero).
     pub energy_drift: Real,
     /// Wall-clock milliseconds per step (of a run without the analytic cross-check).
@@ -373,6 +386,8 @@ pub fn compare(
             toi_error_max: audit.error_max.get(),
             max_penetration: s.max_penetration,
             escaped: s.escaped,
+            passed_through: s.passed_through,
+            cap_hits: s.events_cap_hits,
             energy_drift: relative_change(s.energy_start, s.energy_end),
             ms_per_step: per_step(s.wall_ms),
             toi_queries_per_step: per_step(s.toi_queries as Real),

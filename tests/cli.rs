@@ -240,6 +240,8 @@ fn compare_json_reports_every_figure_for_every_default_strategy() {
             "toi_error_max",
             "max_penetration",
             "escaped",
+            "passed_through",
+            "cap_hits",
             "energy_drift",
             "ms_per_step",
             "toi_queries_per_step",
@@ -290,7 +292,25 @@ fn compare_writes_csv_and_a_png_plot() {
     // Every row has every column, and every column but the first is a number
     let mut reader = csv::Reader::from_path(&csv).expect("a CSV reader");
     let header = reader.headers().expect("a header").clone();
-    assert_eq!(header.len(), 14, "{header:?}");
+    let columns = [
+        "toi",
+        "collisions",
+        "missed",
+        "spurious",
+        "compared",
+        "toi_error_mean",
+        "toi_error_max",
+        "max_penetration",
+        "escaped",
+        "passed_through",
+        "cap_hits",
+        "energy_drift",
+        "ms_per_step",
+        "toi_queries_per_step",
+        "state_drift_max",
+        "state_drift_mean",
+    ];
+    assert_eq!(header.iter().collect::<Vec<_>>(), columns);
     for row in reader.records() {
         let row = row.expect("a well-formed row");
         assert_eq!(row.len(), header.len(), "{row:?}");
@@ -447,8 +467,12 @@ fn bullets_tunnel_with_the_sliced_strategies_and_never_with_the_analytic_one() {
     let analytic = get("analytic");
     assert_eq!(analytic["missed"], 0, "{analytic}");
     assert_eq!(analytic["escaped"], 0, "{analytic}");
-    for name in ["sliced:150", "sliced-bisect:150"] {
+    assert_eq!(analytic["passed_through"], 0, "{analytic}");
+    assert_eq!(analytic["cap_hits"], 0, "{analytic}");
+    // The judge sees the bullets that went through the panes
+    for name in ["sliced:150", "sliced-bisect:150", "discrete"] {
         let r = get(name);
         assert!(r["missed"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["passed_through"].as_u64().unwrap() > 0, "{r}");
     }
 }

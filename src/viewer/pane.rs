@@ -3,14 +3,12 @@
 
 use std::time::Instant;
 
-use hecs::Entity;
-
-use crate::judge::{BallStep, Judge};
+use crate::judge::{BallStep, Judge, read_step};
 use crate::math::Real;
 use crate::runs::energy;
-use crate::scene::{Scene, SceneItem, SceneWorld};
-use crate::sim::{Position, PreviousPosition, Radius, StepError};
-use crate::toi::{PairKind, Strategy};
+use crate::scene::{Scene, SceneWorld};
+use crate::sim::StepError;
+use crate::toi::Strategy;
 
 /// Slice counts that `+` and `-` step through.
 const SLICES: [u32; 15] = [
@@ -75,7 +73,7 @@ impl Pane {
         self.kinetic_start = crate::sim::kinetic_energy(&self.world.sim.world);
         let e = energy(&self.world.sim.world, scene.gravity);
         self.energy = (e, e);
-        self.read_balls(&[]);
+        read_step(&self.world, &[], &mut self.balls);
     }
 
     /// Go back to the scene's initial state, keeping the strategy and the slice count.
@@ -157,38 +155,9 @@ impl Pane {
         self.totals.collisions += report.stats.collisions;
         self.totals.cap_hits += report.stats.events_cap_hits;
         self.totals.stopped += report.stats.stopped;
-        let mut collided = Vec::with_capacity(report.events.len() * 2);
-        for event in &report.events {
-            collided.push(event.a);
-            if event.kind == PairKind::BallBall {
-                collided.push(event.b);
-            }
-        }
-        self.read_balls(&collided);
+        read_step(&self.world, &report.events, &mut self.balls);
         self.energy.1 = energy(&self.world.sim.world, scene.gravity);
         self.faults.judge(&self.balls, dt);
-    }
-
-    /// Copy the balls' state out of the world; `collided` lists the balls with a collision
-    /// in the last step.
-    fn read_balls(&mut self, collided: &[Entity]) {
-        let world = &self.world.sim.world;
-        let view = world.view::<(&Position, Option<&PreviousPosition>, &Radius)>();
-        self.balls.clear();
-        self.balls.extend(self.world.balls.iter().map(|&e| {
-            let (p, previous, r) = view.get(e).expect("a scene ball keeps its components");
-            BallStep {
-                previous: previous.map_or(p.0, |q| q.0),
-                position: p.0,
-                radius: r.0,
-                collided: false,
-            }
-        }));
-        for &e in collided {
-            if let Some(SceneItem::Ball(i)) = self.world.item(e) {
-                self.balls[i].collided = true;
-            }
-        }
     }
 
     /// Return the kinetic energy after the last step.
