@@ -489,13 +489,13 @@ fn print_comparison(c: &runs::Comparison) {
     );
     for r in &c.results {
         println!(
-            "{:<22} {:>10} {:>8} {:>9} {:>11.2e} {:>11.2e} {:>11.2e} {:>8} {:>8} {:>9} {:>11.2e} {:>9.3} {:>11.1} {:>11.2e}",
+            "{:<22} {:>10} {:>8} {:>9} {:>11} {:>11} {:>11.2e} {:>8} {:>8} {:>9} {:>11.2e} {:>9.3} {:>11.1} {:>11.2e}",
             r.toi,
             r.collisions,
             r.missed,
             r.spurious,
-            r.toi_error_mean,
-            r.toi_error_max,
+            or_dash(r.toi_error_mean),
+            or_dash(r.toi_error_max),
             r.max_penetration,
             r.escaped,
             r.passed_through,
@@ -508,13 +508,18 @@ fn print_comparison(c: &runs::Comparison) {
     }
     println!(
         "\nmissed: contacts the analytic sweep finds from the same state and the strategy does not\n\
-         (tunnelling). mean/max |dt|: time error of the contacts both find. deepest: largest overlap\n\
-         at a step end. through: balls that passed through something in some step (the judge: a path\n\
-         through a shape, or an overlap beyond 5% of the radius). cap hits: contacts held after a\n\
-         step's budget ran out. energy: relative drift of kinetic plus potential energy. drift max:\n\
-         farthest a ball ends from where the analytic run puts it. Times are wall clock: compare\n\
-         within one run."
+         (tunnelling). mean/max |dt|: time error of the contacts both find (- where none). deepest:\n\
+         largest overlap at a step end. through: balls that passed through something in some step\n\
+         (the judge: a path through a shape, or an overlap beyond 5% of the radius). cap hits:\n\
+         contacts held after a step's budget ran out. energy: relative drift of kinetic plus\n\
+         potential energy. drift max: farthest a ball ends from where the analytic run puts it.\n\
+         Times are wall clock: compare within one run."
     );
+}
+
+/// Return `x` as the table prints a time error, or `-` where nothing was compared.
+fn or_dash(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |x| format!("{x:.2e}"))
 }
 
 fn check(args: &CheckArgs) -> ExitCode {

@@ -292,10 +292,11 @@ pub struct StrategyResult {
     pub spurious: u64,
     /// Contacts both found, whose times were compared.
     pub compared: u64,
-    /// Mean of `|t - t_analytic|` over the compared contacts, in time units.
-    pub toi_error_mean: Real,
-    /// Largest `|t - t_analytic|`.
-    pub toi_error_max: Real,
+    /// Mean of `|t - t_analytic|` over the compared contacts, in time units; `None` (`null` in
+    /// JSON, empty in CSV) when no contact was compared.
+    pub toi_error_mean: Option<Real>,
+    /// Largest `|t - t_analytic|`; `None` when no contact was compared.
+    pub toi_error_max: Option<Real>,
     /// Largest overlap at the end of any step.
     pub max_penetration: Real,
     /// Most balls behind a plane or inside a shape at the end of any step.
@@ -378,12 +379,8 @@ pub fn compare(
             missed: audit.missed.get(),
             spurious: audit.spurious.get(),
             compared,
-            toi_error_mean: if compared > 0 {
-                audit.error_sum.get() / compared as Real
-            } else {
-                0.0
-            },
-            toi_error_max: audit.error_max.get(),
+            toi_error_mean: (compared > 0).then(|| audit.error_sum.get() / compared as Real),
+            toi_error_max: (compared > 0).then(|| audit.error_max.get()),
             max_penetration: s.max_penetration,
             escaped: s.escaped,
             passed_through: s.passed_through,
