@@ -65,6 +65,26 @@ const HEAD_ON: &str = r#"Scene(
     ],
 )"#;
 
+/// The fields of each of `compare`'s results, in order: the JSON's keys and the CSV's header.
+const COMPARE_FIELDS: [&str; 16] = [
+    "toi",
+    "collisions",
+    "missed",
+    "spurious",
+    "compared",
+    "toi_error_mean",
+    "toi_error_max",
+    "max_penetration",
+    "escaped",
+    "passed_through",
+    "cap_hits",
+    "energy_drift",
+    "ms_per_step",
+    "toi_queries_per_step",
+    "state_drift_max",
+    "state_drift_mean",
+];
+
 fn number(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
 }
@@ -233,23 +253,10 @@ fn compare_json_reports_every_figure_for_every_default_strategy() {
         ["analytic", "sliced:150", "sliced-bisect:150", "discrete"]
     );
     for r in results {
-        for key in [
-            "collisions",
-            "missed",
-            "toi_error_mean",
-            "toi_error_max",
-            "max_penetration",
-            "escaped",
-            "passed_through",
-            "cap_hits",
-            "energy_drift",
-            "ms_per_step",
-            "toi_queries_per_step",
-            "state_drift_max",
-            "state_drift_mean",
-        ] {
+        for key in COMPARE_FIELDS {
             assert!(r.get(key).is_some(), "no `{key}` in {r}");
         }
+        assert_eq!(r.as_object().unwrap().len(), COMPARE_FIELDS.len(), "{r}");
     }
     let analytic = &results[0];
     assert_eq!(analytic["missed"], 0);
@@ -289,28 +296,10 @@ fn compare_writes_csv_and_a_png_plot() {
     assert_eq!(lines.len(), 3, "{table}");
     assert!(lines[0].starts_with("toi,collisions,missed"), "{table}");
     assert!(lines[1].starts_with("analytic,") && lines[2].starts_with("sliced:20,"));
-    // Every row has every column, and every column but the first is a number
+    // The CSV's columns are the JSON's fields, in order
     let mut reader = csv::Reader::from_path(&csv).expect("a CSV reader");
     let header = reader.headers().expect("a header").clone();
-    let columns = [
-        "toi",
-        "collisions",
-        "missed",
-        "spurious",
-        "compared",
-        "toi_error_mean",
-        "toi_error_max",
-        "max_penetration",
-        "escaped",
-        "passed_through",
-        "cap_hits",
-        "energy_drift",
-        "ms_per_step",
-        "toi_queries_per_step",
-        "state_drift_max",
-        "state_drift_mean",
-    ];
-    assert_eq!(header.iter().collect::<Vec<_>>(), columns);
+    assert_eq!(header.iter().collect::<Vec<_>>(), COMPARE_FIELDS);
     // Every row has every column; every column after the first is a number, but the time
     // errors are empty where no contact was compared
     let mut empty = 0;
