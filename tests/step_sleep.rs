@@ -758,6 +758,45 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
 }
 
 #[test]
+fn a_still_ball_on_sliding_balls_never_sleeps_in_the_air() {
+    // Balls b and c (radius 0.1, touching) slide apart along the floor at 0.025 each, too far
+    // each sleep time to be still; ball a sits in the hollow between them. Frictionless, a sinks
+    // straight down between them, slowly at first: still by the rule, but resting on moving
+    // balls only, so it must not sleep (it did, at step 30, floating once they were gone). It
+    // comes down to the floor
+    let mut sim = floor(StepConfig::default());
+    let slide = v3(0.025, 0.0, 0.0);
+    let b = sim.spawn_ball(
+        BallDef::new(v3(-0.1, 0.1, 0.0), 0.1)
+            .velocity(-slide)
+            .restitution(0.4),
+    );
+    let c = sim.spawn_ball(
+        BallDef::new(v3(0.1, 0.1, 0.0), 0.1)
+            .velocity(slide)
+            .restitution(0.4),
+    );
+    let top = 0.1 + (0.2 as Real * 0.2 - 0.1 * 0.1).sqrt();
+    let a = sim.spawn_ball(BallDef::new(v3(0.0, top, 0.0), 0.1).restitution(0.4));
+    for step in 1..=900 {
+        sim.step(DT).unwrap();
+        if asleep(&sim.world, a) {
+            // Asleep only where it rests: on the floor, or between b and c while they sleep too
+            let pa = position(&sim.world, a);
+            let on_floor = (pa.y - 0.1).abs() < 1e-9;
+            let held = [b, c].iter().all(|&k| {
+                asleep(&sim.world, k) && (pa.distance(position(&sim.world, k)) - 0.2).abs() < 1e-9
+            });
+            assert!(on_floor || held, "step {step}: asleep in the air at {pa}");
+        }
+    }
+    // They slid on, and a came down to the floor
+    assert!(!asleep(&sim.world, b) && !asleep(&sim.world, c));
+    let pa = position(&sim.world, a);
+    assert!((pa.y - 0.1).abs() < 1e-9, "a ends on the floor: {pa}");
+}
+
+#[test]
 fn waking_a_sleeper_by_hand_wakes_its_island() {
     let mut sim = floor(StepConfig::default());
     let (bottom, top) = stack(&mut sim);

@@ -71,6 +71,9 @@ pub(super) struct BallMaterial {
     pub restitution: Real,
     /// Resting contacts in this step.
     pub resting_hits: u32,
+    /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
+    /// island must rest on (a resting contact with a moving ball does not count).
+    pub supported: bool,
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,

@@ -15,10 +15,10 @@
 //!   islands they touched. A ball that is not still is an island of its own: it keeps no one
 //!   else awake, so a pile sleeps from the bottom up while a few balls on it still settle, and
 //!   they join it when they are still in turn.
-//! - An island falls asleep when it rested on something in the step (a resting contact, or a
-//!   sleeping ball). Its balls get velocity zero and a shared island number in their
-//!   [`Sleep`](super::Sleep) component. A still ball held up only by moving balls rests on
-//!   nothing still, and stays awake.
+//! - An island falls asleep when it rested in the step on a static shape or a sleeping ball
+//!   (a resting contact with it). Its balls get velocity zero and a shared island number in
+//!   their [`Sleep`](super::Sleep) component. A still ball held up only by moving balls rests
+//!   on nothing that stays, and stays awake: asleep, it would float once they were gone.
 //! - A sleeping ball feels no gravity and asks no queries. Moving balls still collide with it:
 //!   in a resting contact it holds like a static shape and stays asleep; a harder hit wakes it,
 //!   is resolved with its full mass (so momentum and energy stay exact), and wakes its whole
@@ -75,7 +75,7 @@ pub(crate) struct Rest {
     pub island: Option<NonZeroU64>,
     /// The island it was woken from in this step: that island wakes.
     pub woke_from: Option<NonZeroU64>,
-    /// It had a resting contact in this step.
+    /// It had a resting contact with a static shape or a sleeping ball in this step.
     pub grounded: bool,
 }
 

@@ -371,7 +371,7 @@ impl Stepper {
             let speed = end.distance(balls.start[i]) / dt;
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);
-            rest.grounded = balls.material[i].resting_hits > 0;
+            rest.grounded = balls.material[i].supported;
         }
         let entities = &balls.entity;
         self.islands.settle(

@@ -109,9 +109,15 @@ impl Stepper {
             self.balls.supports_mut(i).add(proximity.normal);
         }
         if response.resting {
+            // A sleeping island must rest on a static or on sleepers, never on a moving ball
+            let asleep = |k: usize| self.balls.rest[k].asleep();
+            let i_supported = other_ball.is_none_or(asleep);
+            let j_supported = asleep(i);
             self.balls.material[i].resting_hits += 1;
+            self.balls.material[i].supported |= i_supported;
             if let Some(j) = other_ball {
                 self.balls.material[j].resting_hits += 1;
+                self.balls.material[j].supported |= j_supported;
             }
         }
         match moved {

@@ -124,6 +124,7 @@ impl Stepper {
                 restitution,
                 supports: NONE,
                 resting_hits: 0,
+                supported: false,
             });
             balls.counter.push(0);
             balls.hits.push(0);
@@ -228,6 +229,7 @@ impl Stepper {
             }
             material.supports = NONE;
             material.resting_hits = 0;
+            material.supported = false;
             balls.hits[w] = 0;
             balls.rest[w] = rest_of(&sleep);
             balls.start[w] = p.0;
