@@ -13,6 +13,10 @@ use rustc_hash::FxHashMap;
 
 use crate::math::Real;
 
+mod ring;
+
+use ring::Ring;
+
 /// The other side of a contact, or a candidate for one: a ball or a static shape, by index.
 /// Ordered balls first, then by index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -203,87 +207,6 @@ impl Ord for Event {
         let (ta, a, b) = self.key();
         let (tb, c, d) = other.key();
         ta.total_cmp(&tb).then(a.cmp(&c)).then(b.cmp(&d))
-    }
-}
-
-/// The fine buckets of the calendar's current bucket: a list of events per fine bucket, the
-/// events of all lists in one pool, so that the ring costs what it holds whatever its length.
-#[derive(Debug, Default)]
-struct Ring {
-    /// The first event of each fine bucket's list in `pool`, or `NO_EVENT`.
-    head: Vec<u32>,
-    pool: Vec<Event>,
-    /// The next event of the same list, or, for a free place, the next free one.
-    next: Vec<u32>,
-    /// The first free place in `pool`, or `NO_EVENT`.
-    free: u32,
-    /// Events held.
-    len: usize,
-}
-
-/// No event: the end of a list.
-const NO_EVENT: u32 = u32::MAX;
-
-impl Ring {
-    /// Forget every event and make `slots` fine buckets.
-    fn reset(&mut self, slots: usize) {
-        self.head.clear();
-        self.head.resize(slots, NO_EVENT);
-        self.pool.clear();
-        self.next.clear();
-        self.free = NO_EVENT;
-        self.len = 0;
-    }
-
-    /// Add `event` to fine bucket `slot`.
-    #[inline]
-    fn push(&mut self, slot: usize, event: Event) {
-        let place = if self.free == NO_EVENT {
-            self.pool.push(event);
-            self.next.push(NO_EVENT);
-            (self.pool.len() - 1) as u32
-        } else {
-            let place = self.free;
-            self.free = self.next[place as usize];
-            self.pool[place as usize] = event;
-            place
-        };
-        self.next[place as usize] = self.head[slot];
-        self.head[slot] = place;
-        self.len += 1;
-    }
-
-    /// Move the events of fine bucket `slot` into `heap`.
-    fn drain_into(&mut self, slot: usize, heap: &mut BinaryHeap<Reverse<Event>>) {
-        let mut place = std::mem::replace(&mut self.head[slot], NO_EVENT);
-        while place != NO_EVENT {
-            let p = place as usize;
-            heap.push(Reverse(self.pool[p]));
-            place = std::mem::replace(&mut self.next[p], self.free);
-            self.free = p as u32;
-            self.len -= 1;
-        }
-    }
-
-    /// Keep only the events for which `keep` is true.
-    fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
-        for slot in 0..self.head.len() {
-            let mut link = NO_EVENT;
-            let mut place = std::mem::replace(&mut self.head[slot], NO_EVENT);
-            while place != NO_EVENT {
-                let p = place as usize;
-                place = self.next[p];
-                if keep(&self.pool[p]) {
-                    self.next[p] = link;
-                    link = p as u32;
-                } else {
-                    self.next[p] = self.free;
-                    self.free = p as u32;
-                    self.len -= 1;
-                }
-            }
-            self.head[slot] = link;
-        }
     }
 }
 
