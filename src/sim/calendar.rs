@@ -213,8 +213,7 @@ impl Ord for Event {
 /// The pending events, in a calendar queue (Paul, "A complexity O(1) priority queue for event
 /// driven molecular dynamics simulations", J. Comput. Phys. 221, 2007) where events outlive
 /// steps: the earliest in a small min-heap, the rest of the current step in a ring of fine
-/// buckets (`1 / FINE` of a bucket each, about a few events), and later ones in buckets a step
-/// wide. A bucket comes into the ring, and a fine bucket into the heap, when the heap runs dry
+/// buckets (about `FINE_EVENTS` events each), and later ones in buckets a step wide. A bucket comes into the ring, and a fine bucket into the heap, when the heap runs dry
 /// before the step's end, so the heap holds a few events and each event costs O(1) on average.
 /// An event in a later bucket is always later than every event in the heap, so events come out
 /// in exactly the order of one heap. Where events end with the step (a zero width), every
@@ -320,14 +319,16 @@ impl Calendar {
             self.recycle(bucket);
         }
         self.later_len = 0;
-        let fine = (events / FINE_EVENTS).next_power_of_two().min(MAX_FINE);
+        // Without buckets (events end with the step, a new calendar each step) no ring
+        let buckets = width.is_finite() && width > 0.0;
+        let fine = if buckets {
+            (events / FINE_EVENTS).next_power_of_two().min(MAX_FINE)
+        } else {
+            1
+        };
         self.fine_shift = fine.trailing_zeros();
         self.ring.reset(fine);
-        self.fine_width = if width.is_finite() && width > 0.0 {
-            width / fine as Real
-        } else {
-            0.0
-        };
+        self.fine_width = if buckets { width / fine as Real } else { 0.0 };
         self.next_fine = 0;
         self.next_coarse = 0;
     }
