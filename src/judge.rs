@@ -112,16 +112,61 @@ enum Finite {
     Polygon(ConvexPolygon),
 }
 
+/// A ball's first fault, and each later one that outranks it: what, when, against what, and
+/// how deep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Finding {
+    /// The fault.
+    pub fault: Fault,
+    /// The step it was found after, counted from 0 by the judge's calls.
+    pub step: u64,
+    /// The ball, by its number in the scene.
+    pub ball: usize,
+    /// What it went into, behind or through.
+    pub other: SceneItem,
+    /// How deep it went: the largest overlap with `other` on its path in the step (or at its
+    /// end), in length units. Larger than the radius for a centre that got behind or inside.
+    pub depth: Real,
+}
+
+/// Return the least of the convex function `gap` over `[t0, t1]`, found by golden-section
+/// search to a relative width of 1e-12; both ends are tried too.
+pub(crate) fn least(gap: impl Fn(Real) -> Real, t0: Real, t1: Real) -> Real {
+    const RATIO: Real = 0.618_033_988_749_894_8;
+    let (mut a, mut b) = (t0, t1);
+    let mut best = gap(t0).min(gap(t1));
+    let width = (t1 - t0).abs() * 1e-12;
+    for _ in 0..200 {
+        if b - a <= width {
+            break;
+        }
+        let c = b - RATIO * (b - a);
+        let d = a + RATIO * (b - a);
+        let (gc, gd) = (gap(c), gap(d));
+        best = best.min(gc).min(gd);
+        if gc < gd {
+            b = d;
+        } else {
+            a = c;
+        }
+    }
+    best
+}
+
 /// The judge of one scene, and the faults found so far.
 #[derive(Clone, Debug)]
 pub struct Judge {
     planes: Vec<Plane>,
-    /// Infinite cylinders, tested against every ball.
-    everywhere: Vec<Cylinder>,
-    /// Capped cylinders and polygons with their boxes.
-    finite: Vec<(Finite, Aabb)>,
+    /// Infinite cylinders, tested against every ball, with their numbers in the scene.
+    everywhere: Vec<(Cylinder, usize)>,
+    /// Capped cylinders and polygons with their boxes and what they are in the scene.
+    finite: Vec<(Finite, Aabb, SceneItem)>,
     /// The fault of each ball, in scene order.
     pub per_ball: Vec<Option<Fault>>,
+    /// Each ball's first fault, and an escape after passing through, in the order found.
+    pub findings: Vec<Finding>,
+    /// Steps judged so far.
+    steps: u64,
     order: Vec<u32>,
 }
 
@@ -131,25 +176,27 @@ impl Judge {
     pub fn new(scene: &Scene) -> Self {
         let mut everywhere = Vec::new();
         let mut finite = Vec::new();
-        for c in &scene.cylinders {
+        for (k, c) in scene.cylinders.iter().enumerate() {
             match c.shape {
                 Cylinder::Capped(capped) => {
                     let b = Aabb::of_path(capped.a, capped.b, capped.radius);
-                    finite.push((Finite::Cylinder(c.shape), b));
+                    finite.push((Finite::Cylinder(c.shape), b, SceneItem::Cylinder(k)));
                 }
-                Cylinder::Infinite(_) => everywhere.push(c.shape),
+                Cylinder::Infinite(_) => everywhere.push((c.shape, k)),
             }
         }
-        for p in &scene.polygons {
+        for (k, p) in scene.polygons.iter().enumerate() {
             let vertices = p.shape.vertices().iter().copied();
             let b = Aabb::of_points(vertices).expect("a polygon has vertices");
-            finite.push((Finite::Polygon(p.shape.clone()), b));
+            finite.push((Finite::Polygon(p.shape.clone()), b, SceneItem::Polygon(k)));
         }
         Self {
             planes: scene.planes.iter().map(|p| p.shape).collect(),
             everywhere,
             finite,
             per_ball: vec![None; scene.balls.len()],
+            findings: Vec::new(),
+            steps: 0,
             order: Vec::new(),
         }
     }
@@ -169,58 +216,96 @@ impl Judge {
     pub fn judge(&mut self, balls: &[BallStep], dt: Real) {
         debug_assert_eq!(balls.len(), self.per_ball.len());
         for (i, ball) in balls.iter().enumerate() {
-            if let Some(fault) = self.judge_statics(ball, dt) {
-                self.mark(i, fault);
+            if let Some((fault, other, depth)) = self.judge_statics(ball, dt) {
+                self.mark(i, fault, other, depth);
             }
         }
         self.judge_pairs(balls, dt);
+        self.steps += 1;
     }
 
-    /// Record `fault` for ball `i`; escaping outranks passing through.
-    fn mark(&mut self, i: usize, fault: Fault) {
+    /// Record `fault` for ball `i`, found against `other` at `depth`; escaping outranks
+    /// passing through, and only a ball's first fault of each rank is a finding.
+    fn mark(&mut self, i: usize, fault: Fault, other: SceneItem, depth: Real) {
         let slot = &mut self.per_ball[i];
-        if *slot != Some(Fault::Escaped) {
-            *slot = Some(fault);
+        if *slot == Some(fault) || *slot == Some(Fault::Escaped) {
+            return;
         }
+        *slot = Some(fault);
+        self.findings.push(Finding {
+            fault,
+            step: self.steps,
+            ball: i,
+            other,
+            depth,
+        });
     }
 
-    fn judge_statics(&self, ball: &BallStep, dt: Real) -> Option<Fault> {
+    fn judge_statics(&self, ball: &BallStep, dt: Real) -> Option<(Fault, SceneItem, Real)> {
         let end = Ball::new(ball.position, ball.radius * (1.0 - TOLERANCE));
         let sweep = ball.sweep(dt);
         let hit = |toi: Toi| !matches!(toi, Toi::Miss);
-        let mut through = false;
+        // How deep the whole ball went into `shape` on the path judged
+        let depth = |shape: &dyn Shape| {
+            let start = if ball.collided {
+                ball.position
+            } else {
+                ball.previous
+            };
+            let gap = |t: Real| {
+                let center = start.lerp(ball.position, t);
+                shape.point_proximity(center).distance - ball.radius
+            };
+            -least(gap, 0.0, 1.0)
+        };
+        let mut through = None;
         // A straight path cannot dip into a half-space and leave it: the end tells all
-        for plane in &self.planes {
+        for (k, plane) in self.planes.iter().enumerate() {
+            let item = SceneItem::Plane(k);
             if plane.signed_distance(ball.position) < 0.0 {
-                return Some(Fault::Escaped);
+                return Some((Fault::Escaped, item, depth(plane)));
             }
-            through |= plane.overlaps(&end);
+            if through.is_none() && plane.overlaps(&end) {
+                through = Some((item, depth(plane)));
+            }
         }
-        for cylinder in &self.everywhere {
+        for (cylinder, k) in &self.everywhere {
+            let item = SceneItem::Cylinder(*k);
             if cylinder.point_proximity(ball.position).distance < 0.0 {
-                return Some(Fault::Escaped);
+                return Some((Fault::Escaped, item, depth(cylinder)));
             }
-            through |=
-                cylinder.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, cylinder, dt));
+            if through.is_none()
+                && (cylinder.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, cylinder, dt)))
+            {
+                through = Some((item, depth(cylinder)));
+            }
         }
         let path = ball.path_box();
-        for (shape, bounds) in &self.finite {
+        for (shape, bounds, item) in &self.finite {
             if !path.overlaps(bounds) {
                 continue;
             }
             match shape {
                 Finite::Cylinder(c) => {
                     if c.point_proximity(ball.position).distance < 0.0 {
-                        return Some(Fault::Escaped);
+                        return Some((Fault::Escaped, *item, depth(c)));
                     }
-                    through |= c.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, c, dt));
+                    if through.is_none()
+                        && (c.overlaps(&end) || hit(analytic::ball_cylinder(&sweep, c, dt)))
+                    {
+                        through = Some((*item, depth(c)));
+                    }
                 }
                 Finite::Polygon(p) => {
-                    through |= p.overlaps(&end) || hit(analytic::ball_polygon(&sweep, p, dt));
+                    if through.is_none()
+                        && (p.overlaps(&end) || hit(analytic::ball_polygon(&sweep, p, dt)))
+                    {
+                        through = Some((*item, depth(p)));
+                    }
                 }
             }
         }
-        through.then_some(Fault::PassedThrough)
+        through.map(|(item, depth)| (Fault::PassedThrough, item, depth))
     }
 
     /// Sort-and-sweep on the path boxes' low x; each pair whose boxes meet is swept.
@@ -239,13 +324,32 @@ impl Judge {
                     break;
                 }
                 if boxes[i].overlaps(&boxes[j]) && pair_passed_through(&balls[i], &balls[j], dt) {
-                    self.mark(i, Fault::PassedThrough);
-                    self.mark(j, Fault::PassedThrough);
+                    let depth = pair_depth(&balls[i], &balls[j]);
+                    self.mark(i, Fault::PassedThrough, SceneItem::Ball(j), depth);
+                    self.mark(j, Fault::PassedThrough, SceneItem::Ball(i), depth);
                 }
             }
         }
         self.order = order;
     }
+}
+
+/// Return the deepest overlap of two balls over the step: along their paths when both were
+/// straight, else at its end.
+fn pair_depth(a: &BallStep, b: &BallStep) -> Real {
+    let straight = !(a.collided || b.collided);
+    let gap = |t: Real| {
+        let (pa, pb) = if straight {
+            (
+                a.previous.lerp(a.position, t),
+                b.previous.lerp(b.position, t),
+            )
+        } else {
+            (a.position, b.position)
+        };
+        pa.distance(pb) - (a.radius + b.radius)
+    };
+    -least(gap, 0.0, 1.0)
 }
 
 /// Return true when two balls end overlapping by more than the tolerance, or their straight

@@ -54,8 +54,8 @@ pub use sim::{
     StepConfig, StepError, StepReport, StepStats, Stepper, Velocity,
 };
 pub use toi::{
-    Analytic, Contact, Discrete, MovingBall, PairKind, SampledSearch, Sliced, SlicedBisect,
-    Strategy, Toi, ToiStatus, ToiStrategy,
+    Analytic, Contact, Discrete, MovingBall, PairKind, QueryPair, SampledSearch, Sliced,
+    SlicedBisect, Strategy, Toi, ToiStatus, ToiStrategy,
 };
 
 /// The README's code, compiled and run as a doctest.

@@ -95,6 +95,16 @@ struct CompareArgs {
         default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
     )]
     toi: Vec<Strategy>,
+    /// Compare the sliced strategies at each of these slice counts (comma-separated), with
+    /// analytic: sliced:N and sliced-bisect:N for each N. With --plot, draws the trade-off:
+    /// cost per step against missed contacts.
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...", conflicts_with = "toi",
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    slices: Vec<u32>,
+    /// List the first N missed, spurious, passed-through and escaped contacts of each strategy
+    /// (step, time, ball, the other body, depth).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    explain: usize,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -394,15 +404,36 @@ fn compare(args: &CompareArgs) -> ExitCode {
         Ok(scene) => scene,
         Err(e) => return fail(e),
     };
-    if args.toi.is_empty() {
+    let strategies = if args.slices.is_empty() {
+        args.toi.clone()
+    } else {
+        let sliced = args
+            .slices
+            .iter()
+            .map(|&slices| Strategy::Sliced { slices });
+        let bisect = (args.slices.iter()).map(|&slices| Strategy::SlicedBisect {
+            slices,
+            tolerance: Strategy::BISECT_TOLERANCE,
+        });
+        std::iter::once(Strategy::Analytic)
+            .chain(sliced)
+            .chain(bisect)
+            .collect()
+    };
+    if strategies.is_empty() {
         return fail(
             "--toi lists no strategy; allowed: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete",
         );
     }
-    let steps = args.steps.unwrap_or(scene.steps);
+    let options = runs::CompareOptions {
+        steps: args.steps.unwrap_or(scene.steps),
+        strategies,
+        explain: args.explain,
+    };
+    let steps = options.steps;
     let name = args.scene.display().to_string();
-    let bar = progress_bar(steps * (2 * args.toi.len() as u64 + 1), "steps");
-    let comparison = runs::compare(&scene, &name, steps, &args.toi, |k| bar.set_position(k));
+    let bar = progress_bar(steps * (2 * options.strategies.len() as u64 + 1), "steps");
+    let comparison = runs::compare(&scene, &name, &options, |k| bar.set_position(k));
     bar.finish_and_clear();
     let comparison = match comparison {
         Ok(c) => c,
@@ -452,8 +483,45 @@ fn compare(args: &CompareArgs) -> ExitCode {
         );
     } else {
         print_comparison(&comparison);
+        print_explained(&comparison, &scene);
     }
     ExitCode::SUCCESS
+}
+
+/// Print each strategy's incidents, one line each, naming balls by their scene names.
+fn print_explained(c: &runs::Comparison, scene: &Scene) {
+    use toibox::scene::SceneItem;
+    let name = |item: SceneItem| match item {
+        SceneItem::Ball(i) => match scene.balls.get(i).and_then(|b| b.name.as_deref()) {
+            Some(name) => format!("ball {i} ({name})"),
+            None => format!("ball {i}"),
+        },
+        SceneItem::Plane(i) => format!("plane {i}"),
+        SceneItem::Cylinder(i) => format!("cylinder {i}"),
+        SceneItem::Polygon(i) => format!("polygon {i}"),
+    };
+    for explained in &c.explain {
+        println!("\n{}:", explained.toi);
+        if explained.incidents.is_empty() {
+            println!("  nothing missed, spurious, passed through or escaped");
+        }
+        for i in &explained.incidents {
+            let kind = match i.kind {
+                runs::IncidentKind::Missed => "missed",
+                runs::IncidentKind::Spurious => "spurious",
+                runs::IncidentKind::PassedThrough => "passed through",
+                runs::IncidentKind::Escaped => "escaped",
+            };
+            println!(
+                "  {kind:<15} step {:>5}  t {:>10.6}  {:<24} {:<14} depth {:.3e}",
+                i.step,
+                i.time,
+                name(SceneItem::Ball(i.ball)),
+                name(i.other),
+                i.depth
+            );
+        }
+    }
 }
 
 /// Write `c`'s table as CSV: a header of the JSON's field names, then a row per strategy.

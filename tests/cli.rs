@@ -482,3 +482,83 @@ fn bullets_tunnel_with_the_sliced_strategies_and_never_with_the_analytic_one() {
     assert!(discrete["toi_error_mean"].is_null(), "{discrete}");
     assert!(discrete["toi_error_max"].is_null(), "{discrete}");
 }
+
+#[test]
+fn compare_explains_each_missed_contact_and_each_ball_that_passed_through() {
+    let out = toibox(&[
+        "compare",
+        "scenes/bullets.ron",
+        "--toi",
+        "analytic,sliced:150",
+        "--explain",
+        "3",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let section = |name: &str| {
+        let start = text
+            .find(&format!("\n{name}:\n"))
+            .unwrap_or_else(|| panic!("no {name} section in {text}"));
+        text[start + 1..]
+            .split("\n\n")
+            .next()
+            .expect("a section")
+            .to_owned()
+    };
+    let analytic = section("analytic");
+    assert!(analytic.contains("nothing missed"), "{analytic}");
+    let sliced = section("sliced:150");
+    let lines: Vec<&str> = sliced.lines().skip(1).collect();
+    // Three of each kind at most, by kind: missed first, then passed through
+    let missed = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("missed"))
+        .count();
+    let through = (lines.iter())
+        .filter(|l| l.trim_start().starts_with("passed through"))
+        .count();
+    assert_eq!((missed, through), (3, 3), "{sliced}");
+    for line in &lines {
+        // Balls by their scene names, the other body, a depth
+        assert!(line.contains("step") && line.contains("depth"), "{line}");
+        assert!(line.contains("(pane ") || line.contains("(pair "), "{line}");
+        assert!(
+            line.contains("polygon 0") || line.contains("ball "),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn compare_slices_sets_the_sliced_strategies_beside_analytic() {
+    let out = json(&toibox(&[
+        "compare",
+        "scenes/bullets.ron",
+        "--slices",
+        "5,50",
+        "--json",
+    ]));
+    let names: Vec<&str> = (out["results"].as_array().expect("results").iter())
+        .map(|r| r["toi"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "analytic",
+            "sliced:5",
+            "sliced:50",
+            "sliced-bisect:5",
+            "sliced-bisect:50"
+        ]
+    );
+    let out = toibox(&[
+        "compare",
+        "scenes/bullets.ron",
+        "--slices",
+        "5",
+        "--toi",
+        "analytic",
+    ]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--slices"), "{}", stderr(&out));
+}

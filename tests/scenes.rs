@@ -14,6 +14,9 @@
 //! - `gas_1k`, `gas_10k`, `gas_100k`: the benchmarks' elastic gases keep their energy to 1e-9
 //!   and every ball inside their boxes.
 //! - Every file in `scenes/` is one of the scenes these tests load.
+//! - `compare` on every scene: analytic compared with itself shows zeros; the sliced search's
+//!   time errors stay within a slice and bisection's within its tolerance; on the bullets,
+//!   each tunnelling is one missed contact.
 //!
 //! Each test prints what it measured (run them with `--nocapture` to see it).
 
@@ -21,6 +24,7 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use hecs::{Entity, World};
+use toibox::runs::{CompareOptions, compare};
 use toibox::scene::{Scene, SceneWorld, gas_box_side};
 use toibox::sim::Mass;
 use toibox::{Position, Real, StepStats, Strategy, Vec3, Velocity};
@@ -639,4 +643,99 @@ fn gas_10k_keeps_its_energy_and_its_balls() {
 #[test]
 fn gas_100k_loads_and_steps() {
     gas("gas_100k", 100_000, 3);
+}
+
+/// Compare analytic, sliced and sliced-bisect (at 150 and 7 slices) on `name` for at most
+/// `steps`, fewer for big scenes.
+fn compare_scene(name: &str) -> (Scene, toibox::runs::Comparison) {
+    let scene = load(name);
+    let steps = scene.steps.min((60_000 / scene.balls.len() as u64).max(2));
+    let options = CompareOptions {
+        steps,
+        strategies: vec![
+            Strategy::Analytic,
+            Strategy::SLICED,
+            Strategy::SLICED_BISECT,
+            Strategy::Sliced { slices: 7 },
+            Strategy::SlicedBisect {
+                slices: 7,
+                tolerance: 1e-7,
+            },
+        ],
+        explain: 0,
+    };
+    let comparison = compare(&scene, name, &options, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    (scene, comparison)
+}
+
+#[test]
+fn compare_columns_follow_their_rules_on_every_demo_scene() {
+    for name in SCENES {
+        let (scene, c) = compare_scene(name);
+        for r in &c.results {
+            println!(
+                "{name} ({} steps) {}: missed {}, spurious {}, compared {}, max |dt| {:?}, \
+                 through {}, escaped {}",
+                c.steps,
+                r.toi,
+                r.missed,
+                r.spurious,
+                r.compared,
+                r.toi_error_max,
+                r.passed_through,
+                r.escaped
+            );
+            let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+            let error = r.toi_error_max.unwrap_or(0.0);
+            match strategy {
+                Strategy::Analytic => {
+                    // Compared with itself: zeros everywhere
+                    assert_eq!(
+                        (r.missed, r.spurious, r.passed_through, r.escaped),
+                        (0, 0, 0, 0),
+                        "{name}: {r:?}"
+                    );
+                    assert_eq!(error, 0.0, "{name}: {r:?}");
+                    assert_eq!(r.state_drift_max, 0.0, "{name}: {r:?}");
+                }
+                Strategy::Sliced { slices } => {
+                    // Never more than one slice early, and never a contact where there is none
+                    let slice = scene.dt / Real::from(slices);
+                    assert!(error <= slice * (1.0 + 1e-9), "{name}: {r:?}");
+                    assert_eq!(r.spurious, 0, "{name}: {r:?}");
+                }
+                Strategy::SlicedBisect { tolerance, .. } => {
+                    assert!(error <= tolerance, "{name}: {r:?}");
+                    assert_eq!(r.spurious, 0, "{name}: {r:?}");
+                }
+                Strategy::Discrete => unreachable!("not compared here"),
+            }
+        }
+    }
+}
+
+#[test]
+fn compare_counts_each_bullet_that_tunnels_once() {
+    // The bullets are all in flight for one contact each: every ball that passes through
+    // something missed exactly that contact, and a missed contact is counted once however
+    // often the stepper asks about it again
+    let (_, c) = compare_scene("bullets");
+    for r in &c.results {
+        let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+        let (through_pane, through_each_other) = bullets(strategy);
+        let tunnelled = through_pane + through_each_other;
+        println!(
+            "bullets {}: missed {}, passed through {}, tunnelled contacts {tunnelled}",
+            r.toi, r.missed, r.passed_through
+        );
+        assert_eq!(
+            r.passed_through as usize,
+            through_pane + 2 * through_each_other,
+            "{r:?}"
+        );
+        // Found elsewhere counts as missed too: missed is at least what tunnelled, and at
+        // most every contact of the analytic run
+        assert!(r.missed as usize >= tunnelled, "{r:?}");
+        assert!(r.missed + r.compared <= 15, "{r:?}");
+    }
 }

@@ -149,8 +149,9 @@ pub struct Scene {
     pub polygons: Vec<Fixed<ConvexPolygon>>,
 }
 
-/// What a scene's entity is: its list and its index there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a scene's entity is: its list and its index there. In JSON, `{"ball": 3}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SceneItem {
     /// A ball, by its number in the scene.
     Ball(usize),

@@ -28,6 +28,18 @@ use serde::Serialize;
 use crate::geometry::{Ball, Proximity};
 use crate::math::{Real, Vec3};
 
+/// The bodies a query of the stepper is about, as [`ToiStrategy::before_query`] hears them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueryPair {
+    /// The ball the query moves (`ball` in the query methods).
+    pub ball: hecs::Entity,
+    /// The other ball, or the static shape.
+    pub other: hecs::Entity,
+    /// The query's `t = 0`, in time units from the start of the current step: where the later
+    /// of the two paths began, so negative for paths from an earlier step.
+    pub start: Real,
+}
+
 /// A ball on a straight path: `center + velocity * t`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MovingBall {

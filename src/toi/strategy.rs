@@ -6,7 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use super::sliced::{Discrete, Sliced, SlicedBisect};
-use super::{MovingBall, Toi, analytic};
+use super::{MovingBall, QueryPair, Toi, analytic};
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
 use crate::math::Real;
 
@@ -33,6 +33,14 @@ pub trait ToiStrategy {
     /// leave an overlap behind a miss). The default, false, is always safe.
     fn misses_are_certain(&self) -> bool {
         false
+    }
+
+    /// Hear which pair the stepper's next query is about, just before it is made; the default
+    /// does nothing. For strategies that log or audit their queries (`compare` uses it to tell
+    /// contacts apart); the answer must not depend on it.
+    #[inline]
+    fn before_query(&self, pair: &QueryPair) {
+        let _ = pair;
     }
 }
 
@@ -139,10 +147,13 @@ impl Strategy {
     /// NeHe's search with its 150 slices.
     pub const SLICED: Self = Self::Sliced { slices: 150 };
 
-    /// The sliced search with 150 slices, refined to 1e-9 time units.
+    /// The bisection tolerance when none is given: 1e-9 time units.
+    pub const BISECT_TOLERANCE: Real = 1e-9;
+
+    /// The sliced search with 150 slices, refined to [`Self::BISECT_TOLERANCE`].
     pub const SLICED_BISECT: Self = Self::SlicedBisect {
         slices: 150,
-        tolerance: 1e-9,
+        tolerance: Self::BISECT_TOLERANCE,
     };
 
     /// Check the parameters: slices at least 1, tolerance finite and positive.
@@ -166,7 +177,7 @@ impl fmt::Display for Strategy {
             Self::Sliced { slices } => write!(f, "sliced:{slices}"),
             Self::SlicedBisect { slices, tolerance } => {
                 write!(f, "sliced-bisect:{slices}")?;
-                if tolerance != 1e-9 {
+                if tolerance != Self::BISECT_TOLERANCE {
                     write!(f, ":{tolerance:e}")?;
                 }
                 Ok(())
@@ -235,7 +246,7 @@ impl FromStr for Strategy {
             "sliced" if tolerance.is_none() => Ok(Self::Sliced { slices }),
             "sliced-bisect" => Ok(Self::SlicedBisect {
                 slices,
-                tolerance: tolerance.unwrap_or(1e-9),
+                tolerance: tolerance.unwrap_or(Self::BISECT_TOLERANCE),
             }),
             _ => Err(ParseStrategyError::Unknown(text.to_owned())),
         }

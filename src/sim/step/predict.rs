@@ -9,7 +9,7 @@ use crate::sim::calendar::{Happening, NEVER, Other, earlier, key_of};
 use crate::sim::measure::Touching;
 use crate::sim::neighbours::Around;
 use crate::sim::response::approach_speed;
-use crate::toi::{MovingBall, Toi, ToiStrategy};
+use crate::toi::{MovingBall, QueryPair, Toi, ToiStrategy};
 
 /// Why a ball predicts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,6 +146,14 @@ impl Stepper {
             }
         };
         let me = self.balls.moving(a, from);
+        strategy.before_query(&QueryPair {
+            ball: self.balls.entity[a],
+            other: match other {
+                Other::Static(k) => self.statics[k as usize].entity,
+                Other::Ball(b) => self.balls.entity[b as usize],
+            },
+            start: from - self.clock,
+        });
         let toi = match other {
             Other::Static(k) => self.statics[k as usize]
                 .shape

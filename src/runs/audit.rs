@@ -1,0 +1,283 @@
+//! The audit of a strategy: each of its queries asked again of the analytic sweep, and each
+//! contact tallied once.
+//!
+//! The rules, so that the columns of `compare` agree with each other:
+//! - A query whose pair already touches when it begins (a gap of at most [`TOUCHING`] of the
+//!   radii, or an overlap by either answer) asks about a resting or sliding contact, not a new
+//!   one; an analytic contact that goes no deeper than that on the paths is a graze. Neither
+//!   is tallied.
+//! - A contact is the analytic answer to one pair on one pair of paths. The stepper asks again
+//!   about the same paths (after other events, at cell crossings, in the next step where paths
+//!   hold): only the first query that finds something is tallied.
+//! - The analytic sweep finds a contact and the strategy none: missed. The strategy finds one
+//!   and the analytic sweep none: spurious. Both find one: compared, with the time error,
+//!   unless the strategy's contact is at another place (its contact point further than the
+//!   ball's radius from the analytic one): then it is missed.
+
+use std::cell::{Cell, RefCell};
+use std::hash::{Hash, Hasher};
+
+use hecs::Entity;
+use rustc_hash::FxHashSet;
+
+use crate::geometry::{ConvexPolygon, Cylinder, Plane, Shape};
+use crate::judge::least;
+use crate::math::Real;
+use crate::toi::{Analytic, MovingBall, QueryPair, Strategy, Toi, ToiStrategy};
+
+/// Gap at the start of a query, relative to the radii, at or below which the pair counts as
+/// already touching: a millionth. Resting and sliding contacts sit within it, and beyond it
+/// the time of a contact is set by the paths, not by rounding (a ball sliding down a wall
+/// 1e-9 radii away, closing at 1e-8 per second, meets it at a time rounding moves by 1e-8).
+pub(super) const TOUCHING: Real = 1e-6;
+
+/// How an audited query went, for `compare --explain`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// The analytic sweep finds a contact that the strategy does not (or finds elsewhere).
+    Missed,
+    /// The strategy reports a contact that the analytic sweep does not find.
+    Spurious,
+}
+
+/// A missed or spurious contact, as the audit saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Noted {
+    pub verdict: Verdict,
+    /// The step, counted from 0.
+    pub step: u64,
+    /// Simulation time of the contact: the analytic one for a miss, the strategy's for a
+    /// spurious one.
+    pub time: Real,
+    pub ball: Entity,
+    pub other: Entity,
+    /// The deepest overlap of the analytic contact on the two straight paths (missed), or
+    /// minus the gap at the reported time (spurious).
+    pub depth: Real,
+}
+
+/// The tallies of an audit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct Tally {
+    pub missed: u64,
+    pub spurious: u64,
+    pub compared: u64,
+    pub error_sum: Real,
+    pub error_max: Real,
+    /// The first missed and the first spurious contacts, up to the number asked for of each.
+    pub noted: Vec<Noted>,
+}
+
+/// What the other side of a query is.
+#[derive(Clone, Copy)]
+enum Against<'a> {
+    Ball(&'a MovingBall),
+    Plane(&'a Plane),
+    Cylinder(&'a Cylinder),
+    Polygon(&'a ConvexPolygon),
+}
+
+impl Against<'_> {
+    /// The signed gap between the pair at `t`: negative when they overlap.
+    fn gap(self, ball: &MovingBall, t: Real) -> Real {
+        let me = ball.at(t);
+        match self {
+            Self::Ball(other) => {
+                me.center.distance(other.center_at(t)) - (me.radius + other.radius)
+            }
+            Self::Plane(s) => s.proximity(&me).distance,
+            Self::Cylinder(s) => s.proximity(&me).distance,
+            Self::Polygon(s) => s.proximity(&me).distance,
+        }
+    }
+
+    /// The deepest overlap of the pair on its straight paths from `t` until the ball has moved
+    /// twice the reach relative to the other side (for two balls, the whole overlap).
+    fn depth_after(self, ball: &MovingBall, t: Real) -> Real {
+        let speed = match self {
+            Self::Ball(other) => (ball.velocity - other.velocity).length(),
+            _ => ball.velocity.length(),
+        };
+        if speed == 0.0 {
+            return -self.gap(ball, t);
+        }
+        let span = 2.0 * self.reach(ball) / speed;
+        -least(|s| self.gap(ball, s), t, t + span)
+    }
+
+    /// The sum of the radii that a relative gap is measured against.
+    fn reach(self, ball: &MovingBall) -> Real {
+        match self {
+            Self::Ball(other) => ball.radius + other.radius,
+            _ => ball.radius,
+        }
+    }
+
+    fn analytic(self, ball: &MovingBall, t_max: Real) -> Toi {
+        match self {
+            Self::Ball(other) => Analytic.ball_ball(ball, other, t_max),
+            Self::Plane(s) => Analytic.ball_plane(ball, s, t_max),
+            Self::Cylinder(s) => Analytic.ball_cylinder(ball, s, t_max),
+            Self::Polygon(s) => Analytic.ball_polygon(ball, s, t_max),
+        }
+    }
+}
+
+/// A strategy that asks the analytic sweep every question it is asked and tallies the
+/// differences by the rules of the module; it answers with the strategy's own result, so the
+/// run is the strategy's.
+pub(super) struct Audit {
+    inner: Strategy,
+    /// How many missed and spurious contacts to note.
+    keep: usize,
+    /// The pair of the next query.
+    pair: Cell<Option<QueryPair>>,
+    /// The current step and the simulation time at its start.
+    step: Cell<(u64, Real)>,
+    /// The contacts tallied: pair and paths, hashed.
+    seen: RefCell<FxHashSet<u64>>,
+    tally: RefCell<Tally>,
+}
+
+impl Audit {
+    /// Audit `inner`, noting the first `keep` missed contacts and the first `keep` spurious.
+    pub fn new(inner: Strategy, keep: usize) -> Self {
+        Self {
+            inner,
+            keep,
+            pair: Cell::new(None),
+            step: Cell::new((0, 0.0)),
+            seen: RefCell::default(),
+            tally: RefCell::default(),
+        }
+    }
+
+    /// Tell the audit that step `step` begins at simulation time `time`.
+    pub fn begin_step(&self, step: u64, time: Real) {
+        self.step.set((step, time));
+    }
+
+    /// The tallies so far.
+    pub fn tally(&self) -> std::cell::Ref<'_, Tally> {
+        self.tally.borrow()
+    }
+
+    /// Missed contacts so far.
+    pub fn missed(&self) -> u64 {
+        self.tally.borrow().missed
+    }
+
+    fn audit(&self, mine: Toi, ball: &MovingBall, other: Against<'_>, t_max: Real) -> Toi {
+        let exact = other.analytic(ball, t_max);
+        let overlapping = |toi: &Toi| matches!(toi, Toi::Overlapping(_));
+        let touch = TOUCHING * other.reach(ball);
+        if matches!((&mine, &exact), (Toi::Miss, Toi::Miss))
+            || overlapping(&mine)
+            || overlapping(&exact)
+            || other.gap(ball, 0.0) <= touch
+        {
+            return mine;
+        }
+        // How deep the analytic contact goes on the paths: a graze within touching is none
+        let depth = match exact {
+            Toi::Hit(e) => other.depth_after(ball, e.time),
+            _ => 0.0,
+        };
+        if matches!(exact, Toi::Hit(_)) && depth <= touch {
+            return mine;
+        }
+        if !self.seen.borrow_mut().insert(self.key(ball, other)) {
+            return mine;
+        }
+        let mut tally = self.tally.borrow_mut();
+        let (verdict, t, depth) = match (mine, exact) {
+            // Contact points further apart than the ball's radius: another place
+            (Toi::Hit(m), Toi::Hit(e)) if m.point.distance(e.point) > ball.radius => {
+                (Verdict::Missed, e.time, depth)
+            }
+            (Toi::Hit(m), Toi::Hit(e)) => {
+                let error = (m.time - e.time).abs();
+                tally.compared += 1;
+                tally.error_sum += error;
+                tally.error_max = tally.error_max.max(error);
+                return mine;
+            }
+            (Toi::Miss, Toi::Hit(e)) => (Verdict::Missed, e.time, depth),
+            (Toi::Hit(m), Toi::Miss) => (Verdict::Spurious, m.time, -other.gap(ball, m.time)),
+            _ => return mine,
+        };
+        match verdict {
+            Verdict::Missed => tally.missed += 1,
+            Verdict::Spurious => tally.spurious += 1,
+        }
+        let room = tally.noted.len() < 2 * self.keep
+            && tally.noted.iter().filter(|n| n.verdict == verdict).count() < self.keep;
+        if room && let Some(pair) = self.pair.get() {
+            let (step, start) = self.step.get();
+            tally.noted.push(Noted {
+                verdict,
+                step,
+                time: start + pair.start + t,
+                ball: pair.ball,
+                other: pair.other,
+                depth,
+            });
+        }
+        mine
+    }
+
+    /// The identity of a contact: the pair and both paths, to the bit, whichever ball asks.
+    fn key(&self, ball: &MovingBall, other: Against<'_>) -> u64 {
+        let bits = |b: &MovingBall| {
+            let [x, y, z] = b.center.to_array().map(Real::to_bits);
+            let [u, v, w] = b.velocity.to_array().map(Real::to_bits);
+            [x, y, z, u, v, w]
+        };
+        let (me, them) = match self.pair.get() {
+            Some(pair) => (pair.ball.to_bits().get(), pair.other.to_bits().get()),
+            None => (0, 0),
+        };
+        let mine = (me, bits(ball));
+        let theirs = match other {
+            Against::Ball(b) => (them, bits(b)),
+            _ => (them, [0; 6]),
+        };
+        let mut h = rustc_hash::FxHasher::default();
+        match other {
+            Against::Ball(_) if theirs < mine => (theirs, mine).hash(&mut h),
+            _ => (mine, theirs).hash(&mut h),
+        }
+        h.finish()
+    }
+}
+
+impl ToiStrategy for Audit {
+    fn ball_ball(&self, ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
+        let mine = self.inner.ball_ball(ball, other, t_max);
+        self.audit(mine, ball, Against::Ball(other), t_max)
+    }
+
+    fn ball_plane(&self, ball: &MovingBall, plane: &Plane, t_max: Real) -> Toi {
+        let mine = self.inner.ball_plane(ball, plane, t_max);
+        self.audit(mine, ball, Against::Plane(plane), t_max)
+    }
+
+    fn ball_cylinder(&self, ball: &MovingBall, cylinder: &Cylinder, t_max: Real) -> Toi {
+        let mine = self.inner.ball_cylinder(ball, cylinder, t_max);
+        self.audit(mine, ball, Against::Cylinder(cylinder), t_max)
+    }
+
+    fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi {
+        let mine = self.inner.ball_polygon(ball, polygon, t_max);
+        self.audit(mine, ball, Against::Polygon(polygon), t_max)
+    }
+
+    // The strategy audited steps as it would alone
+    fn misses_are_certain(&self) -> bool {
+        self.inner.misses_are_certain()
+    }
+
+    fn before_query(&self, pair: &QueryPair) {
+        self.pair.set(Some(*pair));
+    }
+}

@@ -1,0 +1,331 @@
+//! Headless runs of a scene, and side-by-side comparisons of strategies on one scene.
+//!
+//! [`run`] steps a [`Scene`] and reports the end state, totals over the run and, if asked, every
+//! collision; [`compare`] runs it once per strategy from the same initial state and measures each
+//! against the analytic run. The JSON of `toibox run --json` and `toibox compare --json` is the
+//! serialization of [`RunReport`] and [`Comparison`]; the field names are a contract.
+//!
+//! Energy is kinetic plus the potential of gravity, `Σ ½ m v² - m g·x`, so that it is conserved
+//! by an elastic run under gravity too.
+
+mod audit;
+mod compare;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+pub use compare::{
+    CompareOptions, Comparison, Explained, Incident, IncidentKind, StrategyResult, compare,
+};
+
+use crate::judge::{BallStep, Judge, read_step};
+use crate::math::{Real, Vec3};
+use crate::scene::{Scene, SceneItem, SceneWorld};
+use crate::sim::{Mass, Position, StepError, Velocity};
+use crate::toi::{Strategy, ToiStrategy};
+
+/// A ball at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct BallState {
+    /// Centre.
+    pub pos: [Real; 3],
+    /// Velocity.
+    pub vel: [Real; 3],
+}
+
+/// Totals of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct RunStats {
+    /// Collisions resolved, all kinds.
+    pub collisions: u64,
+    /// Ball-ball collisions.
+    pub ball_ball: u64,
+    /// Ball-plane collisions.
+    pub ball_plane: u64,
+    /// Ball-cylinder collisions.
+    pub ball_cylinder: u64,
+    /// Ball-polygon collisions.
+    pub ball_polygon: u64,
+    /// Time-of-impact queries.
+    pub toi_queries: u64,
+    /// Contacts held after a step's budget of collisions ran out, summed over the steps (see
+    /// [`StepStats::events_cap_hits`](crate::StepStats::events_cap_hits)).
+    pub events_cap_hits: u64,
+    /// Balls stopped short of a step's end by those contacts, summed over the steps.
+    pub stopped: u64,
+    /// Largest overlap found at the end of any step.
+    pub max_penetration: Real,
+    /// Most balls found behind a plane or inside a shape at the end of any step.
+    pub escaped: u64,
+    /// Balls the [`judge`](crate::judge) found passed through something (a ball, a plane, a
+    /// cylinder, a polygon) in some step of the run.
+    pub passed_through: u64,
+    /// Energy (kinetic plus gravity's potential) before the first step.
+    pub energy_start: Real,
+    /// Energy after the last step.
+    pub energy_end: Real,
+    /// Momentum before the first step.
+    pub momentum_start: [Real; 3],
+    /// Momentum after the last step.
+    pub momentum_end: [Real; 3],
+    /// Wall-clock time of the steps, in milliseconds.
+    pub wall_ms: Real,
+    /// Balls asleep at the end.
+    pub sleeping: u64,
+}
+
+/// One collision of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EventRecord {
+    /// The step it happened in, from 0.
+    pub step: u64,
+    /// Simulation time of the contact.
+    pub time: Real,
+    /// `ball_ball`, `ball_plane`, `ball_cylinder` or `ball_polygon`.
+    pub kind: &'static str,
+    /// The ball's index in the scene.
+    pub a: usize,
+    /// The other ball's index, or the index in the shape's own list.
+    pub b: usize,
+    /// Contact point.
+    pub point: [Real; 3],
+    /// Unit normal from `b` towards `a`.
+    pub normal: [Real; 3],
+    /// Magnitude of the impulse.
+    pub impulse: Real,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    /// The scene, as the caller named it (its file).
+    pub scene: String,
+    /// The scene's title.
+    pub name: String,
+    /// The strategy, as on the command line.
+    pub toi: String,
+    /// Steps taken.
+    pub steps: u64,
+    /// Time per step.
+    pub dt: Real,
+    /// Simulated time at the end.
+    pub time: Real,
+    /// Every ball at the end, in scene order.
+    pub balls: Vec<BallState>,
+    /// Totals.
+    pub stats: RunStats,
+    /// Every collision, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<EventRecord>>,
+    /// Energy and penetration after each step, for plots.
+    #[serde(skip)]
+    pub trace: Trace,
+}
+
+/// What a run looked like after each step, for plots.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// Simulated time after each step.
+    pub time: Vec<Real>,
+    /// Energy (kinetic plus gravity's potential) after each step.
+    pub energy: Vec<Real>,
+    /// Largest penetration at the end of each step.
+    pub penetration: Vec<Real>,
+    /// Balls the judge found escaped or passed through so far, after each step.
+    pub faulty: Vec<u64>,
+    /// Contacts missed so far, after each step: filled by [`compare`] only.
+    pub missed: Vec<u64>,
+    /// Farthest a ball is from its place in the analytic run, after each step: filled by
+    /// [`compare`] only.
+    pub drift: Vec<Real>,
+}
+
+/// How to run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunOptions {
+    /// Steps to take.
+    pub steps: u64,
+    /// The strategy.
+    pub toi: Strategy,
+    /// Record every collision.
+    pub events: bool,
+}
+
+/// Return the energy of the balls of `world` under `gravity`: `Σ ½ m v² - m g·x`.
+#[must_use]
+pub fn energy(world: &hecs::World, gravity: Vec3) -> Real {
+    world
+        .query::<(&Position, &Velocity, &Mass)>()
+        .iter()
+        .map(|(p, v, m)| m.0 * (0.5 * v.0.length_squared() - gravity.dot(p.0)))
+        .sum()
+}
+
+/// Return `(end - start) / |start|`, or `end - start` when `start` is zero: how the energy
+/// drift of a run is reported.
+#[must_use]
+pub fn relative_change(start: Real, end: Real) -> Real {
+    if start != 0.0 {
+        (end - start) / start.abs()
+    } else {
+        end - start
+    }
+}
+
+/// Step `scene` as `options` say, calling `progress(steps_done)` after every step. `name` is
+/// how the report names the scene.
+pub fn run(
+    scene: &Scene,
+    name: &str,
+    options: RunOptions,
+    mut progress: impl FnMut(u64),
+) -> Result<RunReport, StepError> {
+    let mut runner = Runner::new(scene, options.events);
+    for step in 0..options.steps {
+        runner.step(&options.toi)?;
+        progress(step + 1);
+    }
+    Ok(runner.finish(name, &options.toi.to_string()))
+}
+
+/// One run in progress: the world, the totals so far, and the judge.
+struct Runner<'a> {
+    scene: &'a Scene,
+    world: SceneWorld,
+    stats: RunStats,
+    events: Option<Vec<EventRecord>>,
+    trace: Trace,
+    /// Wall-clock seconds inside the steps.
+    wall: Real,
+    judge: Judge,
+    judged: Vec<BallStep>,
+    steps: u64,
+}
+
+impl<'a> Runner<'a> {
+    /// Build `scene`'s world, ready to step, recording every collision if `events`.
+    fn new(scene: &'a Scene, events: bool) -> Self {
+        let world = scene.build();
+        let gravity = scene.gravity;
+        let stats = RunStats {
+            energy_start: energy(&world.sim.world, gravity),
+            momentum_start: crate::sim::momentum(&world.sim.world).to_array(),
+            ..RunStats::default()
+        };
+        Self {
+            scene,
+            stats,
+            events: events.then(Vec::new),
+            trace: Trace::default(),
+            wall: 0.0,
+            judge: Judge::new(scene),
+            judged: Vec::with_capacity(world.balls.len()),
+            steps: 0,
+            world,
+        }
+    }
+
+    /// Take one step of the scene's `dt` with `strategy`, then judge it and trace it.
+    fn step<S: ToiStrategy + ?Sized>(&mut self, strategy: &S) -> Result<(), StepError> {
+        let world = &mut self.world;
+        let scene = self.scene;
+        let start_time = world.sim.time();
+        let started = Instant::now();
+        world.sim.step_with(scene.dt, strategy)?;
+        let report = world.sim.report();
+        self.wall += started.elapsed().as_secs_f64();
+        let s = &report.stats;
+        let stats = &mut self.stats;
+        stats.collisions += s.collisions;
+        stats.ball_ball += s.ball_ball;
+        stats.ball_plane += s.ball_plane;
+        stats.ball_cylinder += s.ball_cylinder;
+        stats.ball_polygon += s.ball_polygon;
+        stats.toi_queries += s.toi_queries;
+        stats.events_cap_hits += s.events_cap_hits;
+        stats.stopped += s.stopped;
+        stats.max_penetration = stats.max_penetration.max(s.max_penetration);
+        stats.escaped = stats.escaped.max(s.escaped);
+        stats.sleeping = s.sleeping;
+        if let Some(events) = &mut self.events {
+            for e in &report.events {
+                let index = |entity| match world.item(entity) {
+                    Some(
+                        SceneItem::Ball(i)
+                        | SceneItem::Plane(i)
+                        | SceneItem::Cylinder(i)
+                        | SceneItem::Polygon(i),
+                    ) => i,
+                    None => usize::MAX,
+                };
+                events.push(EventRecord {
+                    step: self.steps,
+                    time: start_time + e.time,
+                    kind: e.kind.name(),
+                    a: index(e.a),
+                    b: index(e.b),
+                    point: e.point.to_array(),
+                    normal: e.normal.to_array(),
+                    impulse: e.impulse,
+                });
+            }
+        }
+        read_step(world, &report.events, &mut self.judged);
+        self.judge.judge(&self.judged, scene.dt);
+        let (escaped, through) = self.judge.counts();
+        self.trace.time.push(world.sim.time());
+        self.trace
+            .energy
+            .push(energy(&world.sim.world, scene.gravity));
+        self.trace.penetration.push(s.max_penetration);
+        self.trace.faulty.push((escaped + through) as u64);
+        self.steps += 1;
+        Ok(())
+    }
+
+    /// Where each ball is now, in scene order.
+    fn positions(&self) -> impl Iterator<Item = Vec3> + '_ {
+        let world = &self.world;
+        world.balls.iter().map(|&e| {
+            world
+                .sim
+                .world
+                .get::<&Position>(e)
+                .map_or(Vec3::NAN, |p| p.0)
+        })
+    }
+
+    /// The report of the run so far, its strategy named `toi`.
+    fn finish(mut self, name: &str, toi: &str) -> RunReport {
+        let world = &self.world;
+        let stats = &mut self.stats;
+        stats.passed_through = self.judge.counts().1 as u64;
+        stats.energy_end = energy(&world.sim.world, self.scene.gravity);
+        stats.momentum_end = crate::sim::momentum(&world.sim.world).to_array();
+        stats.wall_ms = self.wall * 1e3;
+        let balls = world
+            .balls
+            .iter()
+            .map(|&e| {
+                let get = |v: Option<Vec3>| v.unwrap_or(Vec3::NAN).to_array();
+                BallState {
+                    pos: get(world.sim.world.get::<&Position>(e).ok().map(|p| p.0)),
+                    vel: get(world.sim.world.get::<&Velocity>(e).ok().map(|v| v.0)),
+                }
+            })
+            .collect();
+        RunReport {
+            scene: name.to_owned(),
+            name: self.scene.name.clone(),
+            toi: toi.to_owned(),
+            steps: self.steps,
+            dt: self.scene.dt,
+            time: world.sim.time(),
+            balls,
+            stats: self.stats,
+            events: self.events,
+            trace: self.trace,
+        }
+    }
+}
