@@ -7,7 +7,8 @@
 //! (many distinct colours, much of it not background); the scene's ball colours present
 //! (pixels close in hue to each saturated colour, outside the HUD's corner; a quarter of the
 //! colours may be hidden behind something); the balls shaded, not flat; the HUD's text in
-//! each pane; in a comparison, the divider between the two panes.
+//! each pane; in a comparison, the divider between the two panes, and the fault marker's
+//! colour only in the pane whose balls the judge faulted.
 #![cfg(feature = "viewer")]
 
 use std::io::Write;
@@ -413,6 +414,37 @@ fn a_comparison_shows_two_panes_with_a_divider_and_a_hud_each() {
         "no divider: {light} light rows"
     );
     let scene = load("scenes/bullets.ron");
+    for k in 0..2 {
+        check_colors(&picture, &scene, (k, 2), 15, 0);
+    }
+}
+
+#[test]
+fn only_the_balls_the_judge_faults_get_the_fault_marker() {
+    let extra = ["--compare", "analytic,sliced:150"];
+    let Some(picture) = render("scenes/bullets.ron", &extra, 2, "1280x720") else {
+        return;
+    };
+    check_picture(&picture, 1280, 720, 2);
+    // The marker's magenta, which no ball of the scene has: none where the analytic sweep
+    // stops every bullet, the paths of the fifteen that passed through under the sliced one
+    let fault = [1.0, 0.2, 0.85];
+    let scene = load("scenes/bullets.ron");
+    assert!(saturated_colors(&scene).iter().all(|&c| {
+        let d = (hsv(c).0 - hsv(fault).0).abs();
+        d.min(360.0 - d) > 30.0
+    }));
+    let analytic = count_hue(&picture.scene_pixels(0, 2), fault);
+    let sliced = count_hue(&picture.scene_pixels(1, 2), fault);
+    assert!(
+        analytic < 20,
+        "{analytic} fault pixels in the analytic pane"
+    );
+    assert!(
+        sliced > 1000,
+        "only {sliced} fault pixels in the sliced pane"
+    );
+    // The balls keep their own colours in both panes
     for k in 0..2 {
         check_colors(&picture, &scene, (k, 2), 15, 0);
     }

@@ -20,24 +20,21 @@ use macroquad::window::{clear_background, next_frame, screen_height, screen_widt
 use super::bounds::Bounds;
 use super::camera::{Orbit, OrbitCamera};
 use super::effects::{Flashes, Trails};
-use super::hud::{ACCENT, DIM, Hud, Line, TEXT, WARN};
+use super::hud::{ACCENT, DIM, FAULT, Hud, Line, TEXT, WARN};
+use super::markers::{self, Marked};
+use super::pacing::{FASTEST, MIN_STEP_RATE, Pacing, SLOWEST, base_speed, speed_label};
 use super::pane::{Pane, drift};
-use super::render::{
-    Batch, Lights, Materials, Spheres, StaticScene, billboard, mix, palette, rgba, v3,
-};
+use super::render::{Batch, Lights, Materials, Spheres, StaticScene, palette, rgba, v3};
 use super::screenshot::{unique_name, write_png};
 use super::{ViewError, ViewOptions, ViewSummary};
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem};
 use crate::sim::FixedStep;
-use crate::toi::PairKind;
 
 /// Most physics steps in one frame at ×1; faster speeds allow proportionally more.
 const MAX_STEPS_PER_FRAME: u32 = 8;
 /// Wall-clock time a frame may spend stepping before the rest of its steps are dropped.
 const PHYSICS_BUDGET_MS: f64 = 40.0;
-/// Steps per second at least, at ×1: scenes with long steps (NeHe's 0.6) run one per frame.
-const MIN_STEP_RATE: Real = 60.0;
 /// Balls drawn at least this many pixels in radius, so tiny ones stay visible.
 const MIN_PIXELS: Real = 2.0;
 /// How long a message stays, in seconds.
@@ -69,18 +66,26 @@ struct App {
     clock: FixedStep,
     /// Simulated time per wall second at ×1.
     base_speed: Real,
-    /// The speed is `base_speed × 2^speed_power`, from ×1/8 to ×8.
+    /// The speed is `base_speed × 2^speed_power`, from ×1/64 to ×8.
     speed_power: i32,
     paused: bool,
+    /// How the scene starts and ends; frames of one step each (`fixed`) neither pause nor
+    /// hold.
+    pacing: Pacing,
+    /// Held at the end of the scene's run since the start or the last reset.
+    held: bool,
+    /// Draw the balls at the end of the last step, not on their way through it: after a
+    /// step by hand and at the hold, until the clock takes its next step.
+    show_end: bool,
     trails_on: bool,
+    /// The statistics of each pane are shown.
+    hud_on: bool,
     help: bool,
     follow: Option<usize>,
     /// The orbit before following began.
     unfollowed: Option<Orbit>,
     drag: Option<(Drag, (f32, f32))>,
     toast: Option<(String, f32)>,
-    /// Seconds since the start, by frame time: drives the pulsing.
-    clock_seconds: f32,
     /// Approach speed change below which a contact gets no flash (resting contacts).
     flash_speed: Real,
     /// Frames advance by exactly one step: headless checks.
@@ -172,7 +177,10 @@ impl App {
         let statics = StaticScene::new(&scene, &clip);
         let aspect = f64::from(options.size.0) / panes.len() as f64 / f64::from(options.size.1);
         let camera = OrbitCamera::framing(&bounds, scene.gravity, aspect);
-        let base_speed = (scene.dt * MIN_STEP_RATE).max(1.0);
+        let base_speed = base_speed(scene.dt);
+        let pacing = Pacing::of_scene(&scene, bounds.largest_extent(), base_speed);
+        // Frames of one step each show every step whatever the pace
+        let fixed = options.frames.is_some();
         let trail_steps = (0.75 * base_speed / scene.dt).round().clamp(8.0, 240.0) as usize;
         let gravity_speed = scene.gravity.length() * scene.dt;
         let mut app = Self {
@@ -185,23 +193,36 @@ impl App {
             camera,
             clock: FixedStep::new(scene.dt, MAX_STEPS_PER_FRAME),
             base_speed,
-            speed_power: 0,
-            paused: false,
+            speed_power: pacing.speed_power,
+            paused: pacing.paused && !fixed,
+            pacing,
+            held: false,
+            show_end: false,
             trails_on: options.trails.unwrap_or(n <= TRAILS_UP_TO),
+            hud_on: true,
             help: false,
             follow: None,
             unfollowed: None,
             drag: None,
             toast: None,
-            clock_seconds: 0.0,
             flash_speed: 4.0 * gravity_speed,
-            fixed: options.frames.is_some(),
+            fixed,
             dropped_steps: 0,
             file: options.file.clone(),
             scene,
         };
         app.start_trails();
+        app.reclock();
         app
+    }
+
+    /// Return the steps taken, by the pane furthest on (a pane stops at an error).
+    fn steps(&self) -> u64 {
+        self.panes
+            .iter()
+            .map(|p| p.world.sim.steps())
+            .max()
+            .unwrap_or(0)
     }
 
     /// Return the speed factor, `2^speed_power`.
@@ -222,7 +243,7 @@ impl App {
         for (trails, pane) in self.trails.iter_mut().zip(&self.panes) {
             trails.clear();
             for (i, ball) in pane.balls.iter().enumerate() {
-                trails.push(i, ball.position);
+                trails.push(i, ball.previous);
             }
         }
     }
@@ -255,6 +276,9 @@ impl App {
             self.flashes.iter_mut().for_each(Flashes::clear);
             self.start_trails();
             self.reclock();
+            self.held = false;
+            self.show_end = false;
+            self.paused = self.pacing.paused && !self.fixed;
             self.say("reset to the initial state");
         }
         if is_key_pressed(KeyCode::T) {
@@ -283,6 +307,12 @@ impl App {
         if is_key_pressed(KeyCode::P) {
             shot = true;
         }
+        if is_key_pressed(KeyCode::Tab) {
+            self.hud_on = !self.hud_on;
+            if !self.hud_on {
+                self.say("statistics hidden: Tab shows them");
+            }
+        }
         // By character, whatever the keyboard layout (the keypad's + and - included)
         let mut step_once = false;
         while let Some(c) = get_char_pressed() {
@@ -298,6 +328,7 @@ impl App {
         if step_once {
             self.paused = true;
             self.step_all();
+            self.show_end = true;
         }
         self.mouse();
         shot
@@ -311,7 +342,7 @@ impl App {
     }
 
     fn change_speed(&mut self, by: i32) {
-        self.speed_power = (self.speed_power + by).clamp(-3, 3);
+        self.speed_power = (self.speed_power + by).clamp(SLOWEST, FASTEST);
         self.reclock();
         self.say(format!("speed {}", speed_label(self.speed_power)));
     }
@@ -381,9 +412,8 @@ impl App {
 
     /// Advance the clocks by a frame of `seconds` and take the steps it asks for.
     fn advance(&mut self, seconds: f32) {
-        self.clock_seconds += seconds;
         for flashes in &mut self.flashes {
-            flashes.age(seconds);
+            flashes.age(seconds, self.paused);
         }
         if let Some((_, left)) = &mut self.toast {
             *left -= seconds;
@@ -407,52 +437,63 @@ impl App {
                 self.dropped_steps += u64::from(steps - k);
                 break;
             }
+            // Hold at the end of the scene's run, once its last step has been shown
+            let over = self.steps() >= self.scene.steps;
+            if self.pacing.hold_at_end && !self.fixed && !self.held && over {
+                self.paused = true;
+                self.held = true;
+                self.show_end = true;
+                break;
+            }
+            self.show_end = false;
             self.step_all();
         }
     }
 
     /// Step every pane once and feed the effects from the steps' events.
     fn step_all(&mut self) {
+        // Until the drawing shows a step, its contacts and ends are not on the trails
+        let wall_per_step = if self.fixed || self.show_end {
+            0.0
+        } else {
+            self.scene.dt / (self.base_speed * self.speed_factor())
+        };
         for (k, pane) in self.panes.iter_mut().enumerate() {
+            if self.trails_on {
+                for &(i, _, centre) in &pane.contacts {
+                    self.trails[k].push(i, centre);
+                }
+                for (i, ball) in pane.balls.iter().enumerate() {
+                    self.trails[k].push(i, ball.position);
+                }
+            }
             pane.step(&self.scene, self.scene.dt);
             let report = pane.world.sim.report();
-            let record_trails = self.trails_on;
             for event in &report.events {
                 let Some(SceneItem::Ball(i)) = pane.world.item(event.a) else {
                     continue;
                 };
                 let ball = &self.scene.balls[i];
-                if record_trails {
-                    self.trails[k].push(i, event.point + event.normal * ball.radius);
-                    let other = match event.kind {
-                        PairKind::BallBall => pane.world.item(event.b),
-                        _ => None,
-                    };
-                    if let Some(SceneItem::Ball(j)) = other {
-                        let radius = self.scene.balls[j].radius;
-                        self.trails[k].push(j, event.point - event.normal * radius);
-                    }
-                }
                 // Skip resting contacts
                 if event.impulse / ball.mass <= self.flash_speed {
                     continue;
                 }
-                self.flashes[k].add(event, ball.radius, self.colors[i]);
-            }
-            if record_trails {
-                for (i, ball) in pane.balls.iter().enumerate() {
-                    self.trails[k].push(i, ball.position);
-                }
+                // When the drawn ball gets there
+                let delay = event.time / self.scene.dt * wall_per_step;
+                self.flashes[k].add(event, ball.radius, self.colors[i], delay as f32);
             }
         }
     }
 
     fn draw(&mut self, materials: &Materials, spheres: &Spheres, hud: &Hud, batch: &mut Batch) {
-        // A fixed frame has just taken its step: show its end
-        let alpha = if self.fixed { 1.0 } else { self.clock.alpha() };
+        // A fixed frame has just taken its step, a step by hand too: show its end
+        let alpha = if self.fixed || self.show_end {
+            1.0
+        } else {
+            self.clock.alpha()
+        };
         if let Some(i) = self.follow {
-            let ball = &self.panes[0].balls[i];
-            self.camera.orbit.target = ball.previous.lerp(ball.position, alpha);
+            self.camera.orbit.target = self.panes[0].centres(alpha)[i];
         }
         clear_background(BACKGROUND);
         let (width, height) = (screen_width(), screen_height());
@@ -463,7 +504,9 @@ impl App {
             let viewport = (x as i32, 0, pane_width as i32, height as i32);
             self.draw_pane(k, viewport, alpha, materials, spheres, batch);
             set_default_camera();
-            self.draw_hud(k, x, pane_width, hud);
+            if self.hud_on {
+                self.draw_hud(k, x, pane_width, hud);
+            }
         }
         if n > 1 {
             for k in 1..n {
@@ -471,19 +514,42 @@ impl App {
                 draw_rectangle(x - 1.5, 0.0, 3.0, height, Color::new(0.85, 0.87, 0.9, 1.0));
             }
         }
-        let hint = "H: help";
-        hud.text(
-            hint,
-            width - hud.width(hint) - 12.0,
-            height - 12.0,
-            (height / 46.0).clamp(13.0, 22.0).round(),
-            DIM,
-        );
+        if self.hud_on {
+            let hint = "H: help   Tab: hide the statistics";
+            hud.text(
+                hint,
+                width - hud.width(hint) - 12.0,
+                height - 12.0,
+                (height / 46.0).clamp(13.0, 22.0).round(),
+                DIM,
+            );
+        }
+        if let Some(hint) = self.run_hint() {
+            hud.banner(&hint, width, height);
+        }
         if self.help {
             hud.help(width, height);
         }
         if let Some((message, left)) = &self.toast {
             hud.toast(message, width, height, *left);
+        }
+    }
+
+    /// Return the hint to show at the start of a paused scene and at the end of the run of a
+    /// short or fast one.
+    fn run_hint(&self) -> Option<String> {
+        let steps = self.steps();
+        let speed = speed_label(self.speed_power);
+        if self.paused && steps == 0 {
+            Some(format!(
+                "paused at the start: Space plays at {speed}, . takes one step"
+            ))
+        } else if self.pacing.hold_at_end && steps >= self.scene.steps {
+            let n = self.scene.steps;
+            let on = if self.paused { ", Space to go on" } else { "" };
+            Some(format!("the scene's {n} steps are over: R to reset{on}"))
+        } else {
+            None
         }
     }
 
@@ -513,8 +579,8 @@ impl App {
         // Opaque and lit: cylinders, balls
         gl_use_material(&materials.lit);
         self.statics.opaque(batch);
-        let pulse = 0.5 + 0.5 * (self.clock_seconds * 9.0).sin();
-        let mut halos = Vec::new();
+        let mut marked = Vec::new();
+        let centres = pane.centres(alpha);
         // Near to far, so that the depth test spares the hidden ones their shading
         let mut order: Vec<(Real, usize)> = (pane.balls.iter().enumerate())
             .map(|(i, b)| ((b.position - eye).dot(forward), i))
@@ -522,16 +588,24 @@ impl App {
         order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         for (_, i) in order {
             let ball = &pane.balls[i];
-            let center = ball.previous.lerp(ball.position, alpha);
+            let center = centres[i];
             let pixel = camera.pixel_size(center, height);
             let radius = ball.radius.max(pixel * MIN_PIXELS);
-            let mut color = self.colors[i];
-            if pane.faults.per_ball[i].is_some() {
-                color = mix(color, [1.0, 0.02, 0.02], 0.55 + 0.45 * pulse);
-                halos.push((center, radius.max(pixel * 5.0)));
+            if let Some((step, from, to)) = pane.fault_paths[i] {
+                // Inside the fault's step the path grows with the ball; the ring waits for the
+                // step's end
+                let drawn = step < pane.world.sim.steps() || alpha >= 1.0;
+                let reached = if drawn { to } else { from.lerp(to, alpha) };
+                marked.push(Marked {
+                    center,
+                    radius,
+                    path: (from, reached),
+                    ring: drawn,
+                });
             }
             let template = spheres.for_size((radius / pixel) as f32);
-            batch.sphere(template, v3(center), radius as f32, rgba(color, 1.0));
+            let color = rgba(self.colors[i], 1.0);
+            batch.sphere(template, v3(center), radius as f32, color);
         }
         batch.flush();
 
@@ -540,33 +614,23 @@ impl App {
         self.statics.panel_lines(eye);
         self.statics.polygon_edges();
 
-        // Translucent, each kind back to front: panels (the background), trails, glows,
-        // polygons (last, so that what passed behind one shows through it)
+        // Translucent, each kind back to front: panels (the background), trails, fault
+        // markers, glows, polygons (last, so that what passed behind one shows through it)
         gl_use_material(&materials.flat);
         self.statics.panel_fills(eye, batch);
         batch.flush();
         if self.trails_on {
-            let balls = pane
-                .balls
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (b.previous.lerp(b.position, alpha), b.radius, self.colors[i]));
-            self.trails[k].draw(balls, camera, height, batch);
+            let balls = (pane.balls.iter().enumerate())
+                .map(|(i, b)| (centres[i], b.radius, self.colors[i]));
+            let passed = pane.contacts.iter().filter(|c| c.1 <= alpha);
+            let passed = passed.map(|&(i, _, centre)| (i, centre));
+            self.trails[k].draw(balls, passed, camera, height, batch);
             batch.flush();
         }
+        markers::draw(&marked, camera, height, batch);
+        batch.flush();
         gl_use_material(&materials.glow);
         self.flashes[k].draw(camera, height, batch);
-        let (r, u) = (v3(right), v3(up));
-        let halo = rgba([1.0, 0.1, 0.05], 0.35 + 0.4 * pulse);
-        halos.sort_by(|a, b| {
-            b.0.distance_squared(eye)
-                .total_cmp(&a.0.distance_squared(eye))
-        });
-        for (center, radius) in halos {
-            let half = (radius * 2.2) as f32;
-            let quad = billboard(v3(center - forward * radius), half, r, u);
-            batch.quad(quad, [halo; 4], -v3(forward));
-        }
         batch.flush();
         gl_use_material(&materials.lit);
         self.statics.polygon_fills(eye, batch);
@@ -595,11 +659,16 @@ impl App {
         };
         lines.push(Line::new(label, ACCENT));
         let state = if self.paused { "  paused" } else { "" };
+        let (steps, run) = (sim.steps(), self.scene.steps);
+        let of = if steps <= run {
+            format!("{steps} of {run}")
+        } else {
+            format!("{steps} (the scene's run: {run})")
+        };
         lines.push(Line::new(
             format!(
-                "time {}   steps {}   speed {}{state}",
+                "time {}   steps {of}   speed {}{state}",
                 short(sim.time()),
-                sim.steps(),
                 speed_label(self.speed_power)
             ),
             TEXT,
@@ -611,36 +680,42 @@ impl App {
             ),
             TEXT,
         ));
-        let kinetic = pane.kinetic();
-        let kinetic_drift = if pane.kinetic_start == 0.0 {
-            "(from rest)".to_owned()
+        let (start, now) = pane.energy;
+        let change = if start == 0.0 {
+            format!("change {}", sci(now - start))
         } else {
-            format!("drift {}", percent(drift(pane.kinetic_start, kinetic)))
+            format!("drift {}", percent(drift(start, now)))
+        };
+        let potential = if self.scene.gravity == Vec3::ZERO {
+            ""
+        } else {
+            " (kinetic + potential)"
         };
         lines.push(Line::new(
-            format!("kinetic energy {}   {kinetic_drift}", sci(kinetic)),
+            format!("energy {}{potential}   {change}", sci(now)),
             TEXT,
         ));
+        // Under gravity kinetic energy trades with height: shown, not judged
         if self.scene.gravity != Vec3::ZERO {
             lines.push(Line::new(
                 format!(
-                    "with gravity's potential: drift {}",
-                    percent(drift(pane.energy.0, pane.energy.1))
+                    "kinetic {}, at the start {}",
+                    sci(pane.kinetic()),
+                    sci(pane.kinetic_start)
                 ),
                 DIM,
             ));
         }
         let (escaped, through) = pane.faults.counts();
-        let faults = format!(
-            "cap hits {} ({} balls stopped short)   escaped {}   passed through {}",
-            pane.totals.cap_hits, pane.totals.stopped, escaped, through
-        );
-        let color = if escaped + through + pane.totals.cap_hits as usize > 0 {
-            WARN
-        } else {
-            TEXT
-        };
-        lines.push(Line::new(faults, color));
+        lines.push(Line::new(
+            format!("escaped {escaped}   passed through {through}"),
+            if escaped + through > 0 { FAULT } else { TEXT },
+        ));
+        let (cap_hits, stopped) = (pane.totals.cap_hits, pane.totals.stopped);
+        lines.push(Line::new(
+            format!("cap hits {cap_hits} ({stopped} balls stopped short)"),
+            if cap_hits > 0 { WARN } else { TEXT },
+        ));
         let ms = pane
             .physics_ms
             .map_or_else(|| "-".to_owned(), |ms| format!("{ms:.3}"));
@@ -671,15 +746,6 @@ impl App {
         }
         let margin = 10.0;
         hud.panel(x + margin, margin, width - 2.0 * margin, &lines);
-    }
-}
-
-/// Return the speed label of `2^power`: ×1/8 … ×8.
-fn speed_label(power: i32) -> String {
-    if power >= 0 {
-        format!("×{}", 1 << power)
-    } else {
-        format!("×1/{}", 1 << -power)
     }
 }
 

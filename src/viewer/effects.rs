@@ -26,7 +26,7 @@ struct Flash {
     /// The radius of the ball that hit: the flash's scale.
     size: Real,
     color: [f32; 3],
-    /// Seconds since it started.
+    /// Seconds since it started; negative before it starts.
     age: f32,
 }
 
@@ -37,9 +37,9 @@ pub(crate) struct Flashes {
 }
 
 impl Flashes {
-    /// Start a flash at `event`'s contact point, scaled to the ball's `radius`, tinted with
-    /// its `color`.
-    pub fn add(&mut self, event: &CollisionEvent, radius: Real, color: [f32; 3]) {
+    /// Start a flash at `event`'s contact point in `delay` seconds (`>= 0`), scaled to the
+    /// ball's `radius`, tinted with its `color`.
+    pub fn add(&mut self, event: &CollisionEvent, radius: Real, color: [f32; 3], delay: f32) {
         if self.live.len() == MAX_FLASHES {
             self.live.pop_front();
         }
@@ -47,14 +47,17 @@ impl Flashes {
             point: event.point,
             size: radius,
             color: mix(color, [1.0, 0.62, 0.2], 0.6),
-            age: 0.0,
+            age: -delay,
         });
     }
 
-    /// Age every flash by `seconds` and drop the spent ones.
-    pub fn age(&mut self, seconds: f32) {
+    /// Age the flashes by `seconds` (the started ones only when `started_only`: while the
+    /// drawing stands still, what it has not reached waits) and drop the spent ones.
+    pub fn age(&mut self, seconds: f32, started_only: bool) {
         for flash in &mut self.live {
-            flash.age += seconds;
+            if flash.age >= 0.0 || !started_only {
+                flash.age += seconds;
+            }
         }
         self.live.retain(|f| f.age < FLASH_LIFE);
     }
@@ -77,7 +80,7 @@ impl Flashes {
         let (right, up) = (v3(right), v3(up));
         // Back to front: each glow writes depth where it shows
         let eye = camera.eye();
-        let mut order: Vec<&Flash> = self.live.iter().collect();
+        let mut order: Vec<&Flash> = self.live.iter().filter(|f| f.age >= 0.0).collect();
         order.sort_by(|a, b| {
             b.point
                 .distance_squared(eye)
@@ -133,23 +136,31 @@ impl Trails {
     }
 
     /// Add the trails as camera-facing ribbons to `batch` (the flat material), each ending at
-    /// the ball's drawn position; `balls` gives per ball the drawn centre, radius and colour.
+    /// the ball's drawn position; `balls` gives per ball the drawn centre, radius and colour,
+    /// `passed` the centres at the contacts of the drawn step that the drawing has passed,
+    /// by ball (in scene order) then time.
     pub fn draw(
         &self,
         balls: impl Iterator<Item = (Vec3, Real, [f32; 3])>,
+        passed: impl Iterator<Item = (usize, Vec3)>,
         camera: &OrbitCamera,
         height: Real,
         batch: &mut Batch,
     ) {
         let eye = camera.eye();
-        for (trail, (now, radius, color)) in self.points.iter().zip(balls) {
-            let n = trail.len();
+        let mut passed = passed.peekable();
+        for (i, (trail, (now, radius, color))) in self.points.iter().zip(balls).enumerate() {
+            let corners = std::iter::from_fn(|| passed.next_if(|p| p.0 == i).map(|p| p.1));
+            let points: Vec<Vec3> = (trail.iter().copied())
+                .chain(corners)
+                .chain(std::iter::once(now))
+                .collect();
+            let n = points.len() - 1;
             if n == 0 {
                 continue;
             }
             let width = (radius * 0.35).max(camera.pixel_size(now, height) * 1.2);
             let alpha = |k: usize| 0.75 * (k as f32 / n as f32).powf(1.5);
-            let points: Vec<Vec3> = trail.iter().copied().chain(std::iter::once(now)).collect();
             for (k, pair) in points.windows(2).enumerate() {
                 let (a, b) = (pair[0], pair[1]);
                 // Across the segment, in the plane facing the eye
@@ -183,12 +194,18 @@ mod tests {
         };
         let mut flashes = Flashes::default();
         for _ in 0..1000 {
-            flashes.add(&event, 1.0, [1.0, 1.0, 1.0]);
+            flashes.add(&event, 1.0, [1.0, 1.0, 1.0], 0.0);
         }
         assert_eq!(flashes.len(), MAX_FLASHES);
-        flashes.age(FLASH_LIFE * 0.5);
+        flashes.age(FLASH_LIFE * 0.5, false);
         assert_eq!(flashes.len(), MAX_FLASHES);
-        flashes.age(FLASH_LIFE * 0.5);
+        flashes.age(FLASH_LIFE * 0.5, false);
+        assert_eq!(flashes.len(), 0);
+        // A flash that waits for the drawing does not start while it stands still
+        flashes.add(&event, 1.0, [1.0, 1.0, 1.0], 0.2);
+        flashes.age(1.0, true);
+        assert_eq!(flashes.len(), 1);
+        flashes.age(0.2 + FLASH_LIFE + 0.01, false);
         assert_eq!(flashes.len(), 0);
     }
 

@@ -4,6 +4,8 @@ use macroquad::color::Color;
 use macroquad::shapes::{draw_rectangle, draw_rectangle_lines};
 use macroquad::text::{Font, TextParams, draw_text_ex, load_ttf_font_from_bytes, measure_text};
 
+use super::markers;
+
 /// DejaVu Sans, cut down to Latin, Greek and common symbols (as the plots use).
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 
@@ -11,8 +13,11 @@ static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 pub(crate) const TEXT: Color = Color::new(0.92, 0.93, 0.95, 1.0);
 /// Secondary text.
 pub(crate) const DIM: Color = Color::new(0.62, 0.66, 0.72, 1.0);
-/// Warnings: faults, errors.
+/// Warnings: cap hits, errors.
 pub(crate) const WARN: Color = Color::new(1.0, 0.42, 0.36, 1.0);
+/// The judge's faults: the colour of their markers.
+pub(crate) const FAULT: Color =
+    Color::new(markers::FAULT[0], markers::FAULT[1], markers::FAULT[2], 1.0);
 /// Headings.
 pub(crate) const ACCENT: Color = Color::new(1.0, 0.78, 0.35, 1.0);
 
@@ -124,19 +129,33 @@ impl Hud {
 
     /// Draw a message centred near the bottom of a `width` × `height` window.
     pub fn toast(&self, text: &str, width: f32, height: f32, fade: f32) {
+        self.bar(text, width, height, 0.0, fade, false);
+    }
+
+    /// Draw a hint that stays, centred above the place of messages, framed to stand out.
+    pub fn banner(&self, text: &str, width: f32, height: f32) {
+        self.bar(text, width, height, 1.0, 1.0, true);
+    }
+
+    /// Draw `text` in a box centred `row` boxes above the message place, faded to `fade`.
+    fn bar(&self, text: &str, width: f32, height: f32, row: f32, fade: f32, framed: bool) {
         let pad = self.size * 0.7;
         let w = self.width(text) + 2.0 * pad;
         let h = self.size + 2.0 * pad;
-        let (x, y) = ((width - w) * 0.5, height - h - self.size * 2.5);
+        let x = (width - w) * 0.5;
+        let y = height - h - self.size * 2.5 - row * (h + self.size * 0.6);
         let alpha = fade.clamp(0.0, 1.0);
         draw_rectangle(x, y, w, h, Color::new(0.04, 0.05, 0.07, 0.8 * alpha));
+        if framed {
+            draw_rectangle_lines(x, y, w, h, 1.5, Color { a: 0.6, ..ACCENT });
+        }
         let color = Color { a: alpha, ..ACCENT };
         self.text(text, x + pad, y + pad + self.size * 0.8, self.size, color);
     }
 
     /// Draw the help overlay in the middle of a `width` × `height` window.
     pub fn help(&self, width: f32, height: f32) {
-        const KEYS: [(&str, &str); 17] = [
+        const KEYS: [(&str, &str); 19] = [
             ("mouse drag", "orbit"),
             ("wheel", "zoom"),
             ("Shift+drag, right drag", "pan"),
@@ -145,15 +164,23 @@ impl Hud {
             ("R", "reset to the initial state"),
             ("T", "next TOI strategy (pane under the mouse)"),
             ("+ / -", "more / fewer slices (sliced strategies)"),
-            ("[ / ]", "slower / faster (×1/8 … ×8)"),
+            ("[ / ]", "slower / faster (×1/64 … ×8)"),
             ("F", "follow a ball: next ball, then off"),
             ("L", "trails on / off"),
             ("P", "save a screenshot (PNG, current directory)"),
             ("C", "frame the whole scene again"),
+            ("Tab", "hide / show the statistics"),
             ("H, F1", "this help"),
             ("Esc", "quit"),
-            ("red balls", "escaped (behind a plane, in a cylinder)"),
-            ("", "or passed into or through something"),
+            (
+                "magenta ring",
+                "a fault: the ball escaped (behind a plane, in a",
+            ),
+            ("", "cylinder) or passed into or through something"),
+            (
+                "magenta line",
+                "its path in the step the fault was found in",
+            ),
         ];
         let key_width = KEYS.iter().map(|(k, _)| self.width(k)).fold(0.0, f32::max);
         let text_width = KEYS.iter().map(|(_, t)| self.width(t)).fold(0.0, f32::max);

@@ -1,25 +1,33 @@
 //! The viewer: a scene in 3D with macroquad, stepped live (feature `viewer`).
 //!
 //! The viewer is a thin caller of the library: it builds the scene's world, steps it at the
-//! scene's fixed `dt` through [`FixedStep`](crate::FixedStep), and draws each ball between its
-//! [`PreviousPosition`](crate::PreviousPosition) and its [`Position`](crate::Position) with the
-//! clock's interpolation factor. The motion is smooth at any frame rate, and after `n` steps
+//! scene's fixed `dt` through [`FixedStep`](crate::FixedStep), and draws each ball on its path
+//! from its [`PreviousPosition`](crate::PreviousPosition) through the step's contacts (the
+//! stepper's events) to its [`Position`](crate::Position), at the clock's interpolation factor
+//! (a flash waits for the drawn ball to reach its contact). The motion is smooth at any frame rate, and after `n` steps
 //! the state is bit for bit that of `toibox run` with `n` steps and the same strategy.
 //!
 //! Simulated time runs at wall-clock speed, or at one step per sixtieth of a second when a
 //! step is longer than that (NeHe's room steps 0.6 time units a frame); `[` and `]` scale it
-//! from ×1/8 to ×8.
+//! from ×1/64 to ×8. A short or fast scene starts slowed, or paused with a hint (`Space`
+//! plays, `.` takes one step) when even ×1/64 is too fast, and holds at the end of its run
+//! with a hint to reset (`R`); the rule is in `pacing.rs`: the run should last 5 s and the
+//! fastest ball take a quarter of a second to cross the scene.
 //!
 //! What it shows: balls as lit spheres in their colours (a palette colour by ball number
 //! when a ball has none); planes as translucent panels with a grid, clipped to the box of the
 //! scene's balls and finite shapes (slightly enlarged); cylinders (infinite ones crossing the
-//! box) and polygons; a flash at each contact and, optionally, trails; a HUD per pane. Two
-//! strategies side by side (`compare`) share one camera; balls that escaped or passed
-//! through something are drawn red and pulsing (see the faults rule in the HUD's help).
+//! box) and polygons; a flash at each contact and, optionally, trails; a HUD per pane, which
+//! `Tab` hides and shows: the strategy, time and steps, collisions, the energy (kinetic plus
+//! gravity's potential) and its drift, under gravity the kinetic energy on a line of its own
+//! (it trades with height), faults, cap hits and timings. Two strategies side by side (`compare`) share one camera. A ball that
+//! the library's judge finds escaped or passed through something keeps its colour and gets
+//! a magenta ring, with a magenta line for its path in the step the fault was found in; that
+//! colour marks faults and nothing else. `H` or `F1` lists the keys.
 //!
 //! With `frames` set, every frame advances exactly one step (a fixed frame time of `dt`), so
-//! the picture after `n` frames does not depend on the machine; with `screenshot` set, the
-//! last frame is written to a PNG.
+//! the picture after `n` frames does not depend on the machine, and nothing starts paused or
+//! holds; with `screenshot` set, the last frame is written to a PNG.
 //!
 //! ```no_run
 //! use toibox::scene::Scene;
@@ -39,6 +47,8 @@ mod bounds;
 mod camera;
 mod effects;
 mod hud;
+mod markers;
+mod pacing;
 mod pane;
 mod render;
 mod screenshot;

@@ -4,11 +4,11 @@
 use std::time::Instant;
 
 use crate::judge::{BallStep, Judge, read_step};
-use crate::math::Real;
+use crate::math::{Real, Vec3};
 use crate::runs::energy;
-use crate::scene::{Scene, SceneWorld};
+use crate::scene::{Scene, SceneItem, SceneWorld};
 use crate::sim::StepError;
-use crate::toi::Strategy;
+use crate::toi::{PairKind, Strategy};
 
 /// Slice counts that `+` and `-` step through.
 const SLICES: [u32; 15] = [
@@ -32,8 +32,14 @@ pub(crate) struct Pane {
     pub world: SceneWorld,
     /// Faults found so far.
     pub faults: Judge,
+    /// For each ball with a fault, in scene order: the step in which the judge first found
+    /// one, and the ball's path in it (its centre before and after).
+    pub fault_paths: Vec<Option<(u64, Vec3, Vec3)>>,
     /// Every ball after the last step, in scene order.
     pub balls: Vec<BallStep>,
+    /// Where balls touched something in the last step, by ball then time: the ball, the
+    /// fraction of the step in `[0, 1]`, and its centre then.
+    pub contacts: Vec<(usize, Real, Vec3)>,
     /// Totals since the start.
     pub totals: Totals,
     /// Kinetic energy at the start.
@@ -56,7 +62,9 @@ impl Pane {
         world.sim.stepper.config.strategy = strategy;
         let mut pane = Self {
             balls: Vec::with_capacity(world.balls.len()),
+            contacts: Vec::new(),
             faults: Judge::new(scene),
+            fault_paths: vec![None; scene.balls.len()],
             world,
             totals: Totals::default(),
             kinetic_start: 0.0,
@@ -156,8 +164,64 @@ impl Pane {
         self.totals.cap_hits += report.stats.events_cap_hits;
         self.totals.stopped += report.stats.stopped;
         read_step(&self.world, &report.events, &mut self.balls);
+        self.contacts.clear();
+        for event in &report.events {
+            let fraction = (event.time / dt).clamp(0.0, 1.0);
+            if let Some(SceneItem::Ball(i)) = self.world.item(event.a) {
+                let centre = event.point + event.normal * self.balls[i].radius;
+                self.contacts.push((i, fraction, centre));
+            }
+            if event.kind != PairKind::BallBall {
+                continue;
+            }
+            if let Some(SceneItem::Ball(j)) = self.world.item(event.b) {
+                let centre = event.point - event.normal * self.balls[j].radius;
+                self.contacts.push((j, fraction, centre));
+            }
+        }
+        self.contacts
+            .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         self.energy.1 = energy(&self.world.sim.world, scene.gravity);
         self.faults.judge(&self.balls, dt);
+        let step = self.world.sim.steps();
+        let found = self.faults.per_ball.iter().zip(&self.balls);
+        for (path, (fault, ball)) in self.fault_paths.iter_mut().zip(found) {
+            if fault.is_some() && path.is_none() {
+                *path = Some((step, ball.previous, ball.position));
+            }
+        }
+    }
+
+    /// Return the centre of every ball a fraction `alpha` in `[0, 1]` into the last step, in
+    /// scene order: on the straight line from contact to contact (the step's path), not
+    /// across the corners of its bounces.
+    #[must_use]
+    pub fn centres(&self, alpha: Real) -> Vec<Vec3> {
+        let mut contacts = self.contacts.iter().peekable();
+        (self.balls.iter().enumerate())
+            .map(|(i, ball)| {
+                let mut from = (0.0, ball.previous);
+                let mut to = (1.0, ball.position);
+                let mut past = false;
+                while let Some(&(_, f, c)) = contacts.next_if(|c| c.0 == i) {
+                    if past {
+                        continue;
+                    }
+                    if f <= alpha {
+                        from = (f, c);
+                    } else {
+                        to = (f, c);
+                        past = true;
+                    }
+                }
+                let span = to.0 - from.0;
+                // Skip the division where two waypoints share a time
+                if span <= 0.0 {
+                    return to.1;
+                }
+                from.1.lerp(to.1, (alpha - from.0) / span)
+            })
+            .collect()
     }
 
     /// Return the kinetic energy after the last step.
@@ -239,6 +303,65 @@ mod tests {
         assert_eq!(pane.strategy(), Strategy::Discrete);
         pane.cycle_strategy();
         assert_eq!(pane.strategy(), Strategy::Analytic);
+    }
+
+    #[test]
+    fn a_fault_keeps_the_path_of_the_step_it_was_found_in() {
+        let scene = Scene::parse(include_str!("../../scenes/bullets.ron"), "bullets.ron").unwrap();
+        let mut pane = Pane::new(&scene, Strategy::Sliced { slices: 150 });
+        for _ in 0..3 {
+            pane.step(&scene, scene.dt);
+        }
+        let (_, through) = pane.faults.counts();
+        assert!(through > 0, "the sliced search misses some bullets");
+        for (i, ball) in scene.balls.iter().enumerate() {
+            let fault = pane.faults.per_ball[i];
+            let path = pane.fault_paths[i];
+            assert_eq!(fault.is_some(), path.is_some(), "ball {i}");
+            let Some((step, from, to)) = path else {
+                continue;
+            };
+            // A pane bullet tunnels in the first step: from x = -3 across the pane at x = 0
+            // to x = -3 + 400/60 = 3.67, and flies on
+            if ball.name.as_deref().is_some_and(|n| n.starts_with("pane")) {
+                assert_eq!((step, from), (1, ball.position), "ball {i}");
+                assert!(from.x < 0.0 && to.x > 0.0, "ball {i}: {from} -> {to}");
+                assert!(pane.balls[i].position.x > to.x, "ball {i}");
+            }
+        }
+        pane.reset(&scene);
+        assert!(pane.fault_paths.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn balls_are_drawn_through_their_contacts() {
+        let scene = Scene::parse(include_str!("../../scenes/bullets.ron"), "bullets.ron").unwrap();
+        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        pane.step(&scene, scene.dt);
+        // Bullet "pane 1" touches the pane at x = 0 when its centre is at x = -0.005, after
+        // 2.995 m at 400 m/s: 0.0074875 s, 0.44925 of the step; it ends 400 / 60 - 2.995 =
+        // 3.6717 m back from there, at x = -3.6767
+        let (i, fraction, _) = pane.contacts[0];
+        assert_eq!(i, 0);
+        assert!((fraction - 0.44925).abs() < 1e-9, "{fraction}");
+        let at = |alpha| pane.centres(alpha)[0];
+        assert!((at(fraction).x + 0.005).abs() < 1e-9, "{}", at(fraction));
+        assert_eq!(at(0.0), scene.balls[0].position);
+        assert_eq!(at(1.0), pane.balls[0].position);
+        assert!((at(1.0).x + 3.676_667).abs() < 1e-5, "{}", at(1.0));
+        // Halfway to the pane, halfway back
+        let half = at(fraction * 0.5).x;
+        assert!((half - (-3.0 - 0.005) * 0.5).abs() < 1e-9, "{half}");
+        // A ball without a contact in the step moves on its straight line
+        let before = Pane::new(&scene, Strategy::Analytic).balls;
+        let mut free = Pane::new(&scene, Strategy::Analytic);
+        free.step(&scene, scene.dt);
+        free.step(&scene, scene.dt);
+        assert!(free.contacts.iter().all(|c| c.0 != 0));
+        let ball = free.balls[0];
+        assert!(ball.previous != before[0].position);
+        let mid = ball.previous.lerp(ball.position, 0.25);
+        assert!((free.centres(0.25)[0] - mid).length() < 1e-12);
     }
 
     #[test]
