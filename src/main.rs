@@ -111,8 +111,10 @@ struct CompareArgs {
     /// Also write the table as CSV to this file.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Also draw energy and penetration over time for every strategy into this PNG.
-    #[arg(long, value_name = "FILE.png")]
+    /// Also plot every strategy over time into this file, a PNG or an SVG by its extension:
+    /// missed contacts, balls passed through or escaped, drift from the analytic run, energy
+    /// drift and deepest overlap.
+    #[arg(long, value_name = "FILE.png|FILE.svg")]
     plot: Option<PathBuf>,
 }
 
@@ -452,19 +454,16 @@ fn compare(args: &CompareArgs) -> ExitCode {
         let series: Vec<Series> = (comparison.runs.iter())
             .map(|run| {
                 let e0 = run.stats.energy_start;
-                let t = &run.trace.time;
                 Series {
                     label: run.toi.clone(),
-                    energy: t
-                        .iter()
-                        .zip(&run.trace.energy)
-                        .map(|(&t, &e)| (t, runs::relative_change(e0, e)))
+                    time: run.trace.time.clone(),
+                    missed: Vec::new(),
+                    faulty: Vec::new(),
+                    drift: Vec::new(),
+                    energy: (run.trace.energy.iter())
+                        .map(|&e| runs::relative_change(e0, e))
                         .collect(),
-                    penetration: t
-                        .iter()
-                        .copied()
-                        .zip(run.trace.penetration.iter().copied())
-                        .collect(),
+                    overlap: run.trace.penetration.clone(),
                 }
             })
             .collect();

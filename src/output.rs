@@ -27,7 +27,8 @@ impl Output {
     #[must_use]
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            Self::Plot | Self::Screenshot => &["png"],
+            Self::Plot => crate::plot::EXTENSIONS,
+            Self::Screenshot => &["png"],
             Self::Csv => &["csv"],
         }
     }
@@ -231,6 +232,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let at = |name: &str| dir.path().join(name);
         assert!(check(&at("a.png"), Output::Plot).is_ok());
+        assert!(check(&at("a.Svg"), Output::Plot).is_ok());
         assert!(check(&at("a.PNG"), Output::Screenshot).is_ok());
         assert!(check(&at("t.Csv"), Output::Csv).is_ok());
         for (name, kind) in [

@@ -366,11 +366,11 @@ fn output_paths_are_refused_before_the_scene_is_read() {
     for (args, wanted) in [
         (
             vec!["compare", scene, "--plot", &in_dir("plot.jpg")],
-            "allowed extensions: png",
+            "allowed extensions: png, svg",
         ),
         (
             vec!["compare", scene, "--plot", &in_dir("plot")],
-            "allowed extensions: png",
+            "allowed extensions: png, svg",
         ),
         (
             vec!["compare", scene, "--csv", &in_dir("table.txt")],
