@@ -451,24 +451,14 @@ fn compare(args: &CompareArgs) -> ExitCode {
         None => None,
     };
     if let Some(path) = &args.plot {
-        let series: Vec<Series> = (comparison.runs.iter())
-            .map(|run| {
-                let e0 = run.stats.energy_start;
-                Series {
-                    label: run.toi.clone(),
-                    time: run.trace.time.clone(),
-                    missed: Vec::new(),
-                    faulty: Vec::new(),
-                    drift: Vec::new(),
-                    energy: (run.trace.energy.iter())
-                        .map(|&e| runs::relative_change(e0, e))
-                        .collect(),
-                    overlap: run.trace.penetration.clone(),
-                }
-            })
-            .collect();
         let title = format!("{name}: {steps} steps");
-        if let Err(e) = plot::plot_comparison(path, &title, &series, (1200, 800)) {
+        let drawn = if args.slices.is_empty() {
+            plot::plot_comparison(path, &title, &series_of(&comparison), plot::DEFAULT_SIZE)
+        } else {
+            let title = format!("{title}: cost against missed contacts");
+            plot::plot_pareto(path, &title, &pareto_of(&comparison), plot::DEFAULT_SIZE)
+        };
+        if let Err(e) = drawn {
             return fail(e);
         }
     }
@@ -485,6 +475,48 @@ fn compare(args: &CompareArgs) -> ExitCode {
         print_explained(&comparison, &scene);
     }
     ExitCode::SUCCESS
+}
+
+/// Return each strategy's curves over time, from a first point at time 0 where every figure
+/// is zero (a scene never starts overlapping).
+fn series_of(c: &runs::Comparison) -> Vec<Series> {
+    let from_zero =
+        |values: &mut dyn Iterator<Item = f64>| std::iter::once(0.0).chain(values).collect();
+    (c.runs.iter())
+        .map(|run| {
+            let trace = &run.trace;
+            let e0 = run.stats.energy_start;
+            Series {
+                label: run.toi.clone(),
+                time: from_zero(&mut trace.time.iter().copied()),
+                missed: from_zero(&mut trace.missed.iter().map(|&n| n as f64)),
+                faulty: from_zero(&mut trace.faulty.iter().map(|&n| n as f64)),
+                drift: from_zero(&mut trace.drift.iter().copied()),
+                energy: from_zero(&mut trace.energy.iter().map(|&e| runs::relative_change(e0, e))),
+                overlap: from_zero(&mut trace.penetration.iter().copied()),
+            }
+        })
+        .collect()
+}
+
+/// Return each strategy as a point of cost per step against missed contacts, by family.
+fn pareto_of(c: &runs::Comparison) -> Vec<plot::ParetoPoint> {
+    (c.results.iter())
+        .map(|r| {
+            let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+            let (family, label) = match strategy {
+                Strategy::Sliced { slices } => ("sliced", slices.to_string()),
+                Strategy::SlicedBisect { slices, .. } => ("sliced-bisect", slices.to_string()),
+                Strategy::Analytic | Strategy::Discrete => (r.toi.as_str(), r.toi.clone()),
+            };
+            plot::ParetoPoint {
+                label,
+                family: family.to_owned(),
+                ms_per_step: r.ms_per_step,
+                missed: r.missed as f64,
+            }
+        })
+        .collect()
 }
 
 /// Print each strategy's incidents, one line each, naming balls by their scene names.

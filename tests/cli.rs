@@ -551,6 +551,23 @@ fn compare_slices_sets_the_sliced_strategies_beside_analytic() {
             "sliced-bisect:50"
         ]
     );
+    // With --plot, the trade-off: one line per family, analytic on its own
+    let dir = scratch("compare-pareto");
+    let picture = dir.join("pareto.svg");
+    let out = toibox(&[
+        "compare",
+        "scenes/bullets.ron",
+        "--slices",
+        "5,50",
+        "--plot",
+        picture.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(&picture).expect("the picture");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    for label in ["analytic", "sliced", "sliced-bisect", "missed contacts"] {
+        assert!(svg.contains(label), "no {label} in the picture");
+    }
     let out = toibox(&[
         "compare",
         "scenes/bullets.ron",
