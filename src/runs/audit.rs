@@ -11,8 +11,9 @@
 //!   hold): only the first query that finds something is tallied.
 //! - The analytic sweep finds a contact and the strategy none: missed. The strategy finds one
 //!   and the analytic sweep none: spurious. Both find one: compared, with the time error,
-//!   unless the strategy's contact is at another place (its contact point further than the
-//!   ball's radius from the analytic one): then it is missed.
+//!   unless the strategy's contact is another one: later than the analytic contact, at a time
+//!   when the pair, on its straight paths, is apart again (the strategy skipped the first
+//!   contact). Then it is missed.
 
 use std::cell::{Cell, RefCell};
 use std::hash::{Hash, Hasher};
@@ -126,8 +127,8 @@ impl Against<'_> {
 /// A strategy that asks the analytic sweep every question it is asked and tallies the
 /// differences by the rules of the module; it answers with the strategy's own result, so the
 /// run is the strategy's.
-pub(super) struct Audit {
-    inner: Strategy,
+pub(super) struct Audit<S = Strategy> {
+    inner: S,
     /// How many missed and spurious contacts to note.
     keep: usize,
     /// The pair of the next query.
@@ -139,9 +140,9 @@ pub(super) struct Audit {
     tally: RefCell<Tally>,
 }
 
-impl Audit {
+impl<S: ToiStrategy> Audit<S> {
     /// Audit `inner`, noting the first `keep` missed contacts and the first `keep` spurious.
-    pub fn new(inner: Strategy, keep: usize) -> Self {
+    pub fn new(inner: S, keep: usize) -> Self {
         Self {
             inner,
             keep,
@@ -191,8 +192,8 @@ impl Audit {
         }
         let mut tally = self.tally.borrow_mut();
         let (verdict, t, depth) = match (mine, exact) {
-            // Contact points further apart than the ball's radius: another place
-            (Toi::Hit(m), Toi::Hit(e)) if m.point.distance(e.point) > ball.radius => {
+            // Later than the analytic contact, with the pair apart again: that one was skipped
+            (Toi::Hit(m), Toi::Hit(e)) if m.time > e.time && other.gap(ball, m.time) > touch => {
                 (Verdict::Missed, e.time, depth)
             }
             (Toi::Hit(m), Toi::Hit(e)) => {
@@ -251,7 +252,7 @@ impl Audit {
     }
 }
 
-impl ToiStrategy for Audit {
+impl<S: ToiStrategy> ToiStrategy for Audit<S> {
     fn ball_ball(&self, ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
         let mine = self.inner.ball_ball(ball, other, t_max);
         self.audit(mine, ball, Against::Ball(other), t_max)
@@ -279,5 +280,165 @@ impl ToiStrategy for Audit {
 
     fn before_query(&self, pair: &QueryPair) {
         self.pair.set(Some(*pair));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Vec3;
+    use crate::toi::Contact;
+
+    /// Reports every analytic contact `late` time units late, or misses it when `late` is None.
+    struct Late(Option<Real>);
+
+    impl ToiStrategy for Late {
+        fn ball_ball(&self, ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
+            self.shift(Analytic.ball_ball(ball, other, t_max))
+        }
+        fn ball_plane(&self, ball: &MovingBall, plane: &Plane, t_max: Real) -> Toi {
+            self.shift(Analytic.ball_plane(ball, plane, t_max))
+        }
+        fn ball_cylinder(&self, ball: &MovingBall, cylinder: &Cylinder, t_max: Real) -> Toi {
+            self.shift(Analytic.ball_cylinder(ball, cylinder, t_max))
+        }
+        fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi {
+            self.shift(Analytic.ball_polygon(ball, polygon, t_max))
+        }
+    }
+
+    impl Late {
+        fn shift(&self, toi: Toi) -> Toi {
+            match (toi, self.0) {
+                (Toi::Hit(c), Some(late)) => Toi::Hit(Contact {
+                    time: c.time + late,
+                    ..c
+                }),
+                (Toi::Hit(_), None) => Toi::Miss,
+                (other, _) => other,
+            }
+        }
+    }
+
+    fn pane() -> ConvexPolygon {
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
+        ConvexPolygon::new(corners.map(|(y, z)| Vec3::new(0.0, y, z)).to_vec()).unwrap()
+    }
+
+    fn pair(a: u32, b: u32) -> QueryPair {
+        let mut world = hecs::World::new();
+        let entities: Vec<Entity> = (0..=a.max(b)).map(|_| world.spawn(())).collect();
+        QueryPair {
+            ball: entities[a as usize],
+            other: entities[b as usize],
+            start: 0.0,
+        }
+    }
+
+    /// A ball of radius 0.1 at x = -1 flying at the pane at 10: touches at t = 0.09, is
+    /// through (apart again) from t = 0.11.
+    fn bullet() -> MovingBall {
+        MovingBall::new(Vec3::new(-1.0, 0.0, 0.0), 0.1, Vec3::new(10.0, 0.0, 0.0))
+    }
+
+    fn counts<S: ToiStrategy>(audit: &Audit<S>) -> (u64, u64, u64) {
+        let t = audit.tally();
+        (t.missed, t.spurious, t.compared)
+    }
+
+    #[test]
+    fn a_contact_asked_about_again_is_counted_once() {
+        let audit = Audit::new(Late(None), 10);
+        let pane = pane();
+        audit.before_query(&pair(0, 1));
+        for _ in 0..3 {
+            let _ = audit.ball_polygon(&bullet(), &pane, 1.0);
+        }
+        assert_eq!(counts(&audit), (1, 0, 0));
+        // Two balls, whichever asks
+        let a = MovingBall::new(Vec3::new(-1.0, 0.0, 0.0), 0.1, Vec3::new(10.0, 0.0, 0.0));
+        let b = MovingBall::new(Vec3::new(1.0, 0.0, 0.0), 0.1, Vec3::new(-10.0, 0.0, 0.0));
+        let audit = Audit::new(Late(None), 10);
+        audit.before_query(&pair(0, 1));
+        let _ = audit.ball_ball(&a, &b, 1.0);
+        audit.before_query(&pair(1, 0));
+        let _ = audit.ball_ball(&b, &a, 1.0);
+        assert_eq!(counts(&audit), (1, 0, 0));
+        let noted = &audit.tally().noted;
+        assert_eq!(noted.len(), 1);
+        assert!((noted[0].time - 0.09).abs() < 1e-12, "{noted:?}");
+        // The whole overlap: centres meet
+        assert!((noted[0].depth - 0.2).abs() < 1e-9, "{noted:?}");
+    }
+
+    #[test]
+    fn a_late_contact_is_timed_while_the_pair_overlaps_and_missed_once_it_is_through() {
+        let pane = pane();
+        for (late, expected) in [(0.015, (0, 0, 1)), (0.05, (1, 0, 0))] {
+            let audit = Audit::new(Late(Some(late)), 0);
+            let _ = audit.ball_polygon(&bullet(), &pane, 1.0);
+            assert_eq!(counts(&audit), expected, "{late}");
+        }
+        // Early is a timing error, however early
+        let early = Audit::new(Late(Some(-0.08)), 0);
+        let _ = early.ball_polygon(&bullet(), &pane, 1.0);
+        assert_eq!(counts(&early), (0, 0, 1));
+        assert!((early.tally().error_max - 0.08).abs() < 1e-12);
+    }
+
+    #[test]
+    fn touching_pairs_and_grazes_are_no_contacts() {
+        let floor = Plane::new(Vec3::ZERO, Vec3::Y).unwrap();
+        // Resting a hair above the floor, sinking: touching when the query begins
+        let resting = MovingBall::new(
+            Vec3::new(0.0, 0.1 + 1e-9, 0.0),
+            0.1,
+            Vec3::new(0.0, -1.0, 0.0),
+        );
+        let audit = Audit::new(Late(None), 0);
+        let _ = audit.ball_plane(&resting, &floor, 1.0);
+        assert_eq!(counts(&audit), (0, 0, 0));
+        // The same a radius up is a contact
+        let falling = MovingBall::new(Vec3::new(0.0, 0.2, 0.0), 0.1, Vec3::new(0.0, -1.0, 0.0));
+        let _ = audit.ball_plane(&falling, &floor, 1.0);
+        assert_eq!(counts(&audit), (1, 0, 0));
+        // Two balls passing side by side, overlapping by 1e-12 at the closest: a graze
+        let a = MovingBall::new(Vec3::new(-1.0, 0.0, 0.0), 0.1, Vec3::new(10.0, 0.0, 0.0));
+        let b = MovingBall::new(Vec3::new(0.0, 0.2 - 1e-12, 0.0), 0.1, Vec3::ZERO);
+        let audit = Audit::new(Late(None), 0);
+        let _ = audit.ball_ball(&a, &b, 1.0);
+        assert_eq!(counts(&audit), (0, 0, 0));
+    }
+
+    #[test]
+    fn a_contact_where_there_is_none_is_spurious() {
+        struct Always;
+        impl ToiStrategy for Always {
+            fn ball_ball(&self, _: &MovingBall, _: &MovingBall, _: Real) -> Toi {
+                Toi::Miss
+            }
+            fn ball_plane(&self, ball: &MovingBall, _: &Plane, _: Real) -> Toi {
+                Toi::Hit(Contact {
+                    time: 0.5,
+                    point: ball.center,
+                    normal: Vec3::Y,
+                    depth: 0.0,
+                })
+            }
+            fn ball_cylinder(&self, _: &MovingBall, _: &Cylinder, _: Real) -> Toi {
+                Toi::Miss
+            }
+            fn ball_polygon(&self, _: &MovingBall, _: &ConvexPolygon, _: Real) -> Toi {
+                Toi::Miss
+            }
+        }
+        let floor = Plane::new(Vec3::ZERO, Vec3::Y).unwrap();
+        let rising = MovingBall::new(Vec3::new(0.0, 1.0, 0.0), 0.1, Vec3::new(0.0, 1.0, 0.0));
+        let audit = Audit::new(Always, 1);
+        audit.before_query(&pair(0, 1));
+        let _ = audit.ball_plane(&rising, &floor, 1.0);
+        assert_eq!(counts(&audit), (0, 1, 0));
+        // Apart by the gap at t = 0.5: 1.5 - 0.1
+        assert!((audit.tally().noted[0].depth + 1.4).abs() < 1e-12);
     }
 }

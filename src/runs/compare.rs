@@ -27,20 +27,20 @@ pub struct CompareOptions {
 /// the analytic sweep every question the strategy is asked, from the same state, with these
 /// rules: a pair already touching when the query begins is not a new contact; each contact
 /// (one pair on one pair of paths) is counted once, however often it is asked about again;
-/// a contact the strategy finds at another place than the analytic sweep (its contact point
-/// further than the ball's radius from the analytic one) is missed, not compared.
+/// a contact the strategy reports after the analytic one, when the pair is apart again on its
+/// paths (the first contact skipped), is missed, not compared.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StrategyResult {
     /// The strategy, as on the command line.
     pub toi: String,
     /// Collisions resolved.
     pub collisions: u64,
-    /// Contacts the analytic sweep finds and this strategy does not (tunnelling), or finds at
-    /// another place. Zero for analytic itself.
+    /// Contacts the analytic sweep finds and this strategy does not (tunnelling), or skips for
+    /// a later one. Zero for analytic itself.
     pub missed: u64,
     /// Contacts this strategy reports where the analytic sweep finds none.
     pub spurious: u64,
-    /// Contacts both found at the same place, whose times were compared.
+    /// Contacts both found, whose times were compared.
     pub compared: u64,
     /// Mean of `|t - t_analytic|` over the compared contacts, in time units; `None` (`null` in
     /// JSON, empty in CSV) when no contact was compared.
@@ -71,7 +71,7 @@ pub struct StrategyResult {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IncidentKind {
-    /// A contact the analytic sweep finds and the strategy does not, or finds elsewhere.
+    /// A contact the analytic sweep finds and the strategy does not, or skips for a later one.
     Missed,
     /// A contact the strategy reports and the analytic sweep does not find.
     Spurious,
