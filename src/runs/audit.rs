@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::hash::{Hash, Hasher};
 
 use hecs::Entity;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::geometry::{ConvexPolygon, Cylinder, Plane, Shape};
 use crate::judge::least;
@@ -103,6 +103,12 @@ impl Against<'_> {
             return -self.gap(ball, t);
         }
         let span = 2.0 * self.reach(ball) / speed;
+        if let Self::Ball(other) = self {
+            // Closest approach of two straight paths, in closed form
+            let (d, w) = (ball.center - other.center, ball.velocity - other.velocity);
+            let closest = (-d.dot(w) / w.length_squared()).clamp(t, t + span);
+            return -self.gap(ball, closest);
+        }
         -least(|s| self.gap(ball, s), t, t + span)
     }
 
@@ -135,8 +141,10 @@ pub(super) struct Audit<S = Strategy> {
     pair: Cell<Option<QueryPair>>,
     /// The current step and the simulation time at its start.
     step: Cell<(u64, Real)>,
-    /// The contacts tallied: pair and paths, hashed.
-    seen: RefCell<FxHashSet<u64>>,
+    /// The contacts tallied, by a hash of the pair and both paths.
+    seen: RefCell<FxHashMap<u64, Seen>>,
+    /// The latest path of each ball asked about.
+    latest: RefCell<FxHashMap<Entity, u64>>,
     tally: RefCell<Tally>,
 }
 
@@ -149,6 +157,7 @@ impl<S: ToiStrategy> Audit<S> {
             pair: Cell::new(None),
             step: Cell::new((0, 0.0)),
             seen: RefCell::default(),
+            latest: RefCell::default(),
             tally: RefCell::default(),
         }
     }
@@ -156,6 +165,10 @@ impl<S: ToiStrategy> Audit<S> {
     /// Tell the audit that step `step` begins at simulation time `time`.
     pub fn begin_step(&self, step: u64, time: Real) {
         self.step.set((step, time));
+        // Memory in proportion to the pairs in flight, not to the run
+        if step % 16 == 0 {
+            self.forget_old_paths();
+        }
     }
 
     /// The tallies so far.
@@ -187,7 +200,7 @@ impl<S: ToiStrategy> Audit<S> {
         if matches!(exact, Toi::Hit(_)) && depth <= touch {
             return mine;
         }
-        if !self.seen.borrow_mut().insert(self.key(ball, other)) {
+        if !self.first_time(ball, other) {
             return mine;
         }
         let mut tally = self.tally.borrow_mut();
@@ -227,29 +240,59 @@ impl<S: ToiStrategy> Audit<S> {
         mine
     }
 
-    /// The identity of a contact: the pair and both paths, to the bit, whichever ball asks.
-    fn key(&self, ball: &MovingBall, other: Against<'_>) -> u64 {
-        let bits = |b: &MovingBall| {
-            let [x, y, z] = b.center.to_array().map(Real::to_bits);
-            let [u, v, w] = b.velocity.to_array().map(Real::to_bits);
-            [x, y, z, u, v, w]
+    /// Remember the contact of the current query, by the pair and both paths (to the bit,
+    /// whichever ball asks); false if it was seen before.
+    fn first_time(&self, ball: &MovingBall, other: Against<'_>) -> bool {
+        let (a, b) = match self.pair.get() {
+            Some(pair) => (pair.ball, pair.other),
+            None => (Entity::DANGLING, Entity::DANGLING),
         };
-        let (me, them) = match self.pair.get() {
-            Some(pair) => (pair.ball.to_bits().get(), pair.other.to_bits().get()),
-            None => (0, 0),
+        let mut mine = (a, path_bits(ball));
+        let mut theirs = match other {
+            Against::Ball(other) => (b, path_bits(other)),
+            _ => (b, 0),
         };
-        let mine = (me, bits(ball));
-        let theirs = match other {
-            Against::Ball(b) => (them, bits(b)),
-            _ => (them, [0; 6]),
-        };
-        let mut h = rustc_hash::FxHasher::default();
-        match other {
-            Against::Ball(_) if theirs < mine => (theirs, mine).hash(&mut h),
-            _ => (mine, theirs).hash(&mut h),
+        if matches!(other, Against::Ball(_)) && theirs.0 < mine.0 {
+            std::mem::swap(&mut mine, &mut theirs);
         }
-        h.finish()
+        let mut latest = self.latest.borrow_mut();
+        latest.insert(mine.0, mine.1);
+        if matches!(other, Against::Ball(_)) {
+            latest.insert(theirs.0, theirs.1);
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        (mine, theirs).hash(&mut h);
+        self.seen
+            .borrow_mut()
+            .insert(h.finish(), Seen { mine, theirs })
+            .is_none()
     }
+
+    /// Forget the contacts of paths that have changed since: they cannot be asked about again.
+    fn forget_old_paths(&self) {
+        let latest = self.latest.borrow();
+        let current =
+            |(entity, path): (Entity, u64)| path == 0 || latest.get(&entity) == Some(&path);
+        self.seen
+            .borrow_mut()
+            .retain(|_, seen| current(seen.mine) && current(seen.theirs));
+    }
+}
+
+/// A contact tallied: each side and the bits of its path (0 for a static shape).
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    mine: (Entity, u64),
+    theirs: (Entity, u64),
+}
+
+/// A hash of the bits of a ball's path, never 0.
+fn path_bits(ball: &MovingBall) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    for v in [ball.center, ball.velocity] {
+        v.to_array().map(Real::to_bits).hash(&mut h);
+    }
+    h.finish().max(1)
 }
 
 impl<S: ToiStrategy> ToiStrategy for Audit<S> {
