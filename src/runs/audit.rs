@@ -8,7 +8,9 @@
 //!   is tallied.
 //! - A contact is the analytic answer to one pair on one pair of paths. The stepper asks again
 //!   about the same paths (after other events, at cell crossings, in the next step where paths
-//!   hold): only the first query that finds something is tallied.
+//!   hold): only the first query that finds something is tallied. A contact found and timed
+//!   is over by the end of its step, so the same bits in a later step are a new contact; a
+//!   missed or spurious one is remembered for the whole run.
 //! - The analytic sweep finds a contact and the strategy none: missed. The strategy finds one
 //!   and the analytic sweep none: spurious. Both find one: compared, with the time error,
 //!   unless the strategy's contact is another one: later than the analytic contact, at a time
@@ -141,10 +143,9 @@ pub(super) struct Audit<S = Strategy> {
     pair: Cell<Option<QueryPair>>,
     /// The current step and the simulation time at its start.
     step: Cell<(u64, Real)>,
-    /// The contacts tallied, by a hash of the pair and both paths.
-    seen: RefCell<FxHashMap<u64, Seen>>,
-    /// The latest path of each ball asked about.
-    latest: RefCell<FxHashMap<Entity, u64>>,
+    /// The contacts tallied, by a hash of the pair and both paths: true for the missed and
+    /// spurious ones, kept for the whole run, false for the compared ones, kept for their step.
+    seen: RefCell<FxHashMap<u64, bool>>,
     tally: RefCell<Tally>,
 }
 
@@ -157,7 +158,6 @@ impl<S: ToiStrategy> Audit<S> {
             pair: Cell::new(None),
             step: Cell::new((0, 0.0)),
             seen: RefCell::default(),
-            latest: RefCell::default(),
             tally: RefCell::default(),
         }
     }
@@ -165,10 +165,11 @@ impl<S: ToiStrategy> Audit<S> {
     /// Tell the audit that step `step` begins at simulation time `time`.
     pub fn begin_step(&self, step: u64, time: Real) {
         self.step.set((step, time));
-        // Memory in proportion to the pairs in flight, not to the run
-        if step % 16 == 0 {
-            self.forget_old_paths();
-        }
+        // A contact found and timed has happened, or one of its paths changed, by the end of
+        // its step (a contact that turns out not to approach is not asked about again): the
+        // same bits in a later step are a new contact (a ball stopped on a floor each step
+        // meets it again each step). Memory stays with the step and the misses.
+        self.seen.borrow_mut().retain(|_, kept| *kept);
     }
 
     /// The tallies so far.
@@ -200,7 +201,8 @@ impl<S: ToiStrategy> Audit<S> {
         if matches!(exact, Toi::Hit(_)) && depth <= touch {
             return mine;
         }
-        if !self.first_time(ball, other) {
+        let key = self.key(ball, other);
+        if self.seen.borrow().contains_key(&key) {
             return mine;
         }
         let mut tally = self.tally.borrow_mut();
@@ -211,6 +213,7 @@ impl<S: ToiStrategy> Audit<S> {
             }
             (Toi::Hit(m), Toi::Hit(e)) => {
                 let error = (m.time - e.time).abs();
+                self.seen.borrow_mut().insert(key, false);
                 tally.compared += 1;
                 tally.error_sum += error;
                 tally.error_max = tally.error_max.max(error);
@@ -220,6 +223,7 @@ impl<S: ToiStrategy> Audit<S> {
             (Toi::Hit(m), Toi::Miss) => (Verdict::Spurious, m.time, -other.gap(ball, m.time)),
             _ => return mine,
         };
+        self.seen.borrow_mut().insert(key, true);
         match verdict {
             Verdict::Missed => tally.missed += 1,
             Verdict::Spurious => tally.spurious += 1,
@@ -240,59 +244,30 @@ impl<S: ToiStrategy> Audit<S> {
         mine
     }
 
-    /// Remember the contact of the current query, by the pair and both paths (to the bit,
-    /// whichever ball asks); false if it was seen before.
-    fn first_time(&self, ball: &MovingBall, other: Against<'_>) -> bool {
+    /// The identity of the current query's contact: the pair and both paths, to the bit,
+    /// whichever ball asks.
+    fn key(&self, ball: &MovingBall, other: Against<'_>) -> u64 {
+        let bits = |b: &MovingBall| {
+            let [x, y, z] = b.center.to_array().map(Real::to_bits);
+            let [u, v, w] = b.velocity.to_array().map(Real::to_bits);
+            [x, y, z, u, v, w]
+        };
         let (a, b) = match self.pair.get() {
             Some(pair) => (pair.ball, pair.other),
             None => (Entity::DANGLING, Entity::DANGLING),
         };
-        let mut mine = (a, path_bits(ball));
-        let mut theirs = match other {
-            Against::Ball(other) => (b, path_bits(other)),
-            _ => (b, 0),
+        let mine = (a, bits(ball));
+        let theirs = match other {
+            Against::Ball(other) => (b, bits(other)),
+            _ => (b, [0; 6]),
         };
-        if matches!(other, Against::Ball(_)) && theirs.0 < mine.0 {
-            std::mem::swap(&mut mine, &mut theirs);
-        }
-        let mut latest = self.latest.borrow_mut();
-        latest.insert(mine.0, mine.1);
-        if matches!(other, Against::Ball(_)) {
-            latest.insert(theirs.0, theirs.1);
-        }
         let mut h = rustc_hash::FxHasher::default();
-        (mine, theirs).hash(&mut h);
-        self.seen
-            .borrow_mut()
-            .insert(h.finish(), Seen { mine, theirs })
-            .is_none()
+        match other {
+            Against::Ball(_) if theirs < mine => (theirs, mine).hash(&mut h),
+            _ => (mine, theirs).hash(&mut h),
+        }
+        h.finish()
     }
-
-    /// Forget the contacts of paths that have changed since: they cannot be asked about again.
-    fn forget_old_paths(&self) {
-        let latest = self.latest.borrow();
-        let current =
-            |(entity, path): (Entity, u64)| path == 0 || latest.get(&entity) == Some(&path);
-        self.seen
-            .borrow_mut()
-            .retain(|_, seen| current(seen.mine) && current(seen.theirs));
-    }
-}
-
-/// A contact tallied: each side and the bits of its path (0 for a static shape).
-#[derive(Clone, Copy, Debug)]
-struct Seen {
-    mine: (Entity, u64),
-    theirs: (Entity, u64),
-}
-
-/// A hash of the bits of a ball's path, never 0.
-fn path_bits(ball: &MovingBall) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    for v in [ball.center, ball.velocity] {
-        v.to_array().map(Real::to_bits).hash(&mut h);
-    }
-    h.finish().max(1)
 }
 
 impl<S: ToiStrategy> ToiStrategy for Audit<S> {
@@ -412,6 +387,22 @@ mod tests {
         assert!((noted[0].time - 0.09).abs() < 1e-12, "{noted:?}");
         // The whole overlap: centres meet
         assert!((noted[0].depth - 0.2).abs() < 1e-9, "{noted:?}");
+    }
+
+    #[test]
+    fn a_timed_contact_met_again_in_a_later_step_is_new_and_a_missed_one_is_not() {
+        let pane = pane();
+        for (strategy, expected) in [(Late(Some(0.0)), (0, 0, 2)), (Late(None), (1, 0, 0))] {
+            let audit = Audit::new(strategy, 0);
+            for step in 0..2 {
+                audit.begin_step(step, 0.0);
+                audit.before_query(&pair(0, 1));
+                for _ in 0..2 {
+                    let _ = audit.ball_polygon(&bullet(), &pane, 1.0);
+                }
+            }
+            assert_eq!(counts(&audit), expected);
+        }
     }
 
     #[test]
