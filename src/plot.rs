@@ -423,6 +423,16 @@ fn colour(index: usize) -> RGBColor {
     COLOURS[index % COLOURS.len()]
 }
 
+/// Most pixels a series' line is widened by, so that it shows beside the ones drawn over it.
+const MAX_WIDENING: u32 = 6;
+
+/// The width of series `index` of `count`: each drawn over the one before and 2 pixels
+/// narrower, so that equal curves show as stripes of every colour rather than the last one.
+fn stroke(layout: &Layout, index: usize, count: usize) -> u32 {
+    let later = u32::try_from(count.saturating_sub(index + 1)).unwrap_or(u32::MAX);
+    layout.line + later.saturating_mul(2).min(MAX_WIDENING)
+}
+
 /// Grey of notes and of the legend's border.
 const GREY: RGBColor = RGBColor(0x60, 0x60, 0x60);
 
@@ -1012,7 +1022,7 @@ fn draw_panel<DB: DrawingBackend>(
     })
 }
 
-/// Draw `curves`, the one of series `i` in [`colour`]`(i)`, a lone point as a dot; a zero
+/// Draw `curves`, the one of series `i` in [`colour`]`(i)` and [`stroke`] width, a lone point as a dot; a zero
 /// line where a linear value axis crosses zero; "no data" if there is no point at all.
 fn draw_curves<DB, X, Y>(
     chart: &mut Chart<'_, DB, X, Y>,
@@ -1032,10 +1042,11 @@ where
         chart.draw_series(std::iter::once(zero)).map_err(message)?;
     }
     for (index, curve) in curves.iter().enumerate() {
-        let style = colour(index).stroke_width(layout.line);
+        let width = stroke(layout, index, curves.len());
+        let style = colour(index).stroke_width(width);
         for run in curve {
             if let [point] = run.as_slice() {
-                let dot = Circle::new(*point, layout.line + 2, colour(index).filled());
+                let dot = Circle::new(*point, width + 2, colour(index).filled());
                 chart.draw_series(std::iter::once(dot)).map_err(message)?;
             } else {
                 chart
@@ -1082,10 +1093,9 @@ fn draw_legend<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(&area)
         .build_cartesian_2d(0.0..1.0, 0.0..1.0)
         .map_err(message)?;
-    let line_width = layout.line + 1;
     for (index, s) in series.iter().enumerate().take(shown) {
         let label = fit(&area, &clean(&s.label), &style, label_width);
-        let line = colour(index).stroke_width(line_width);
+        let line = colour(index).stroke_width(stroke(layout, index, series.len()));
         let length = (swatch - inner) as i32;
         chart
             .draw_series(LineSeries::new(std::iter::empty(), line))
@@ -1334,6 +1344,44 @@ mod tests {
         plot_comparison(&path, "again", &four_series()[..1], (300, 300)).unwrap();
         assert_eq!(png_size(&path), (300, 300));
         assert_eq!(entries(dir.path()), vec![path, upper]);
+    }
+
+    /// How many pixels of the PNG at `path` have exactly `colour`.
+    fn pixels_of(path: &Path, colour: RGBColor) -> usize {
+        let mut reader = png::Decoder::new(fs::File::open(path).unwrap())
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let channels = match info.color_type {
+            png::ColorType::Rgb => 3,
+            png::ColorType::Rgba => 4,
+            other => panic!("unexpected colour type {other:?}"),
+        };
+        buf[..info.buffer_size()]
+            .chunks_exact(channels)
+            .filter(|p| (p[0], p[1], p[2]) == (colour.0, colour.1, colour.2))
+            .count()
+    }
+
+    #[test]
+    fn equal_curves_show_every_colour() {
+        // Two strategies with the same values (sliced and sliced-bisect on the bullets): the
+        // second is drawn over the first, which must still show beside it in every panel
+        let first = four_series().swap_remove(1);
+        let second = Series {
+            label: "twin".into(),
+            ..first.clone()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("twins.png");
+        plot_comparison(&path, "twins", &[first, second], DEFAULT_SIZE).unwrap();
+        let (under, over) = (pixels_of(&path, colour(0)), pixels_of(&path, colour(1)));
+        println!("pixels: first {under}, second {over}");
+        assert!(over > 1000, "the curves are drawn: {over} pixels");
+        // A pixel on each side of the second's three along every curve (drawn with equal
+        // widths, the first would keep its legend swatch only, some 200 pixels)
+        assert!(3 * under > over, "first {under} pixels, second {over}");
     }
 
     /// The texts of the SVG `svg`, trimmed.
