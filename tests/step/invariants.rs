@@ -39,11 +39,11 @@
 //!    collisions in a step collides elastically for the rest of it) bounds that. Before it,
 //!    208 of the 5,000 analytic soak worlds hit the cap.
 //!
-//! `cargo test --test invariants` runs [`WORLDS`] worlds. The soak run (CI) runs
+//! `cargo test --test step invariants::` runs [`WORLDS`] worlds. The soak run (CI) runs
 //! `TOIBOX_SOAK_WORLDS` worlds (default 10,000) and checks every property:
 //!
 //! ```text
-//! TOIBOX_SOAK_WORLDS=10000 cargo test --release --test invariants -- --ignored --nocapture soak
+//! TOIBOX_SOAK_WORLDS=10000 cargo test --release --test step -- --ignored --nocapture invariants::soak
 //! ```
 //!
 //! A failure names the world (its index, seed and strategy) and the numbers; the test

@@ -12,9 +12,7 @@
 //! Tolerances: `EXACT` (1e-12, relative to the magnitude, absolute below 1) for closed forms,
 //! `NEWTON` (1e-9) where the rim iteration is involved, `REST` (1e-12) for "at rest".
 
-mod common;
-
-use common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
+use crate::common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::{Mass, Radius, Restitution, kinetic_energy, momentum};

@@ -3,9 +3,7 @@
 //!
 //! Tolerance: `EXACT` (1e-12, relative, absolute below 1) unless a test says otherwise.
 
-mod common;
-
-use common::{assert_close, assert_vec_close, v3};
+use crate::common::{assert_close, assert_vec_close, v3};
 use toibox::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
     ShapeError, Vec3, closest_point_on_sphere,

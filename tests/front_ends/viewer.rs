@@ -9,7 +9,6 @@
 //! colours may be hidden behind something); the balls shaded, not flat; the HUD's text in
 //! each pane; in a comparison, the divider between the two panes, and the fault marker's
 //! colour only in the pane whose balls the judge faulted.
-#![cfg(feature = "viewer")]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

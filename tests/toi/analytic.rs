@@ -4,9 +4,7 @@
 //! Tolerances: `EXACT` (1e-12, relative, absolute below 1) for closed forms, `NEWTON` (1e-9) where
 //! the rim iteration is involved.
 
-mod common;
-
-use common::{assert_close, assert_vec_close, v3};
+use crate::common::{assert_close, assert_vec_close, v3};
 use toibox::toi::analytic::{
     ball_ball, ball_capped_cylinder, ball_cylinder, ball_infinite_cylinder, ball_plane,
     ball_polygon,

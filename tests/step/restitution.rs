@@ -23,9 +23,7 @@
 //! and for the outcomes across phases; `ROUNDING` (1e-12 of `g` times the heights involved) for
 //! the modified energy of a ball in flight; `CREEP` (1e-12) for a settled stack.
 
-mod common;
-
-use common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
+use crate::common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
 use hecs::{Entity, World};
 use toibox::sim::Restitution;
 use toibox::{

@@ -13,7 +13,7 @@
 //! `TOIBOX_FUZZ_SECONDS` seconds (default 60), as CI does:
 //!
 //! ```text
-//! TOIBOX_FUZZ_SECONDS=60 cargo test --release --test fuzz_scenes -- --ignored
+//! TOIBOX_FUZZ_SECONDS=60 cargo test --release --test scenes -- --ignored fuzz::
 //! ```
 //!
 //! A failure prints the seed and the smallest input found; add that input to

@@ -202,7 +202,7 @@ fn pinned_scene_hash(strategy: &str) -> u64 {
 
 // The pinned values: a change means the physics results changed (on purpose or not). To re-pin
 // after a deliberate change of results, run
-// `cargo test --test step_determinism pinned -- --nocapture` and copy the printed values.
+// `cargo test --test step determinism::pinned -- --nocapture` and copy the printed values.
 //
 // The scene also depends on the random stream of the generator's PRNG (the lattice's directions).
 // Discrete reports every contact at the end of the step, so its contacts are simultaneous and are
@@ -499,7 +499,7 @@ fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
     fnv1a(&built.sim.world)
 }
 
-// Re-pin as the other pinned values: `cargo test --test step_determinism pinned -- --nocapture`.
+// Re-pin as the other pinned values: `cargo test --test step determinism::pinned -- --nocapture`.
 //
 // The Galton board was re-pinned three times in the rework of the event engine, on purpose;
 // every other value here and above stayed as it was, except Newton's cradle's (below):

@@ -27,9 +27,7 @@
 //!   resetting a sleeper's `Sleep`, changing any field of the configuration; and what changes
 //!   nothing (a fresh stepper, the same values written again, a colour) leaves them asleep.
 
-mod common;
-
-use common::{assert_close, v3};
+use crate::common::{assert_close, v3};
 use hecs::{Entity, World};
 use toibox::scene::{lattice, random_block};
 use toibox::sim::{Mass, Radius, Restitution};

@@ -1,0 +1,8 @@
+//! Scene files: every demo scene loaded, stepped and compared (`demo`), the corpus of bad
+//! files and their messages (`errors`), and mutated scene text fed to the loader (`fuzz`,
+//! ignored; CI runs it with `cargo test --release --test scenes -- --ignored`). One test
+//! binary, so that `cargo test` builds and links it once.
+
+mod demo;
+mod errors;
+mod fuzz;

@@ -1,0 +1,17 @@
+//! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
+//! sleeping (`sleep`), restitution (`restitution`), determinism and snapshots
+//! (`determinism`), bad values from code (`bad_input`), and random worlds checked against
+//! brute force (`invariants`, whose soak run CI starts with
+//! `cargo test --release --test step -- --ignored soak`). One test binary, so that
+//! `cargo test` builds and links it once.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod bad_input;
+mod determinism;
+mod invariants;
+mod physics;
+mod resting;
+mod restitution;
+mod sleep;
