@@ -4,7 +4,7 @@
 //! compare strategies within one run (absolute times drift on shared machines).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use toibox::Strategy;
+use toibox::ToiMode;
 use toibox::sweeps::{PairKind, generate};
 
 const CASES: usize = 1_000;
@@ -16,13 +16,13 @@ fn toi_kernels(c: &mut Criterion) {
         let mut group = c.benchmark_group(kind.name());
         group.throughput(Throughput::Elements(CASES as u64));
         for strategy in [
-            Strategy::Analytic,
-            Strategy::SLICED,
-            Strategy::SLICED_BISECT,
-            Strategy::Discrete,
+            ToiMode::Analytic,
+            ToiMode::SLICED,
+            ToiMode::SLICED_BISECT,
+            ToiMode::Discrete,
         ] {
             group.bench_with_input(
-                BenchmarkId::from_parameter(strategy),
+                BenchmarkId::from_parameter(&strategy),
                 &strategy,
                 |b, strategy| {
                     b.iter(|| {

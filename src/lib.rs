@@ -24,18 +24,30 @@
 //! assert_eq!(coarse.time(), Some(0.0));
 //! ```
 //!
-//! Modules: [`geometry`] holds the shapes and their static queries, [`toi`] the strategies and
-//! the closed forms ([`toi::analytic`]), [`judge`] which balls escaped or passed through
-//! something in a step, [`sweeps`] seeded random queries for comparing strategies, [`math`] the
-//! precision (`f64` throughout). With the feature `viewer` (on by
-//! default), `viewer` shows scenes in 3D with macroquad; nothing else imports it.
+//! Modules:
+//! - [`sim`]: the world's components, the [`Stepper`] and the [`Simulation`] that owns a world,
+//!   configuration, events and statistics, [`FixedStep`] for game loops;
+//! - [`toi`]: the [`ToiStrategy`] trait, [`ToiMode`], the built-in strategies and the closed
+//!   forms ([`toi::analytic`]);
+//! - [`geometry`]: the shapes as plain data and their static queries;
+//! - [`scene`]: scene files (RON), their checks and generators, snapshots of a world;
+//! - [`runs`]: headless runs and side-by-side comparisons of strategies;
+//! - [`judge`]: which balls escaped or passed through something in a step;
+//! - [`sweeps`]: seeded random queries for comparing strategies;
+//! - [`math`]: the precision, `f64` throughout ([`Real`], [`Vec3`] = `glam::DVec3`);
+//! - `output` (features `cli` or `viewer`): output files checked before a run and written
+//!   whole;
+//! - `viewer` (feature `viewer`): scenes in 3D with macroquad; nothing else imports it.
+//!
+//! [`hecs`] and [`glam`] are re-exported: use `toibox::hecs::World` and `toibox::glam` so that
+//! the versions match.
 #![warn(missing_docs)]
 
 pub mod geometry;
 pub mod judge;
 pub mod math;
+#[cfg(any(feature = "cli", feature = "viewer"))]
 pub mod output;
-pub mod plot;
 pub mod runs;
 pub mod scene;
 pub mod sim;
@@ -43,6 +55,11 @@ pub mod sweeps;
 pub mod toi;
 #[cfg(feature = "viewer")]
 pub mod viewer;
+
+/// The vector library of [`Vec3`], re-exported so that a user's `glam` is the same version.
+pub use glam;
+/// The ECS the stepper works on, re-exported so that a user's `hecs` is the same version.
+pub use hecs;
 
 pub use geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
@@ -55,7 +72,7 @@ pub use sim::{
 };
 pub use toi::{
     Analytic, Contact, Discrete, MovingBall, PairKind, QueryPair, SampledSearch, Sliced,
-    SlicedBisect, Strategy, Toi, ToiStatus, ToiStrategy,
+    SlicedBisect, Toi, ToiMode, ToiStatus, ToiStrategy,
 };
 
 /// The README's code, compiled and run as a doctest.

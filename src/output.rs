@@ -25,9 +25,9 @@ pub enum Output {
 impl Output {
     /// Return the extensions this kind of file may have, lower case, without the dot.
     #[must_use]
-    pub fn extensions(self) -> &'static [&'static str] {
+    pub const fn extensions(self) -> &'static [&'static str] {
         match self {
-            Self::Plot => crate::plot::EXTENSIONS,
+            Self::Plot => &["png", "svg"],
             Self::Screenshot => &["png"],
             Self::Csv => &["csv"],
         }

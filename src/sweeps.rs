@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
 use crate::math::{Real, Vec3, random_unit_vector};
 pub use crate::toi::PairKind;
-use crate::toi::{MovingBall, Strategy, Toi, ToiStrategy};
+use crate::toi::{MovingBall, Toi, ToiMode, ToiStrategy};
 
 /// What the swept ball is tested against.
 #[derive(Clone, Debug, PartialEq)]
@@ -206,7 +206,7 @@ pub struct Comparison {
 #[must_use]
 pub fn compare(
     cases: &[SweepCase],
-    strategies: &[Strategy],
+    strategies: &[ToiMode],
     mut progress: impl FnMut(u64),
 ) -> Vec<Comparison> {
     let mut done = 0u64;
@@ -216,7 +216,7 @@ pub fn compare(
         if subset.is_empty() {
             continue;
         }
-        let (reference, _) = answer_all(&subset, &Strategy::Analytic);
+        let (reference, _) = answer_all(&subset, &ToiMode::Analytic);
         done += subset.len() as u64;
         progress(done);
         for strategy in strategies {
@@ -237,7 +237,7 @@ pub fn compare(
 }
 
 /// Answer every case with one strategy; return the answers and the seconds taken.
-fn answer_all(cases: &[&SweepCase], strategy: &Strategy) -> (Vec<Toi>, Real) {
+fn answer_all(cases: &[&SweepCase], strategy: &ToiMode) -> (Vec<Toi>, Real) {
     let clock = Instant::now();
     let answers = cases
         .iter()
@@ -248,7 +248,7 @@ fn answer_all(cases: &[&SweepCase], strategy: &Strategy) -> (Vec<Toi>, Real) {
 
 /// Count a strategy's answers against the analytic ones.
 fn tally(
-    strategy: &Strategy,
+    strategy: &ToiMode,
     kind: PairKind,
     reference: &[Toi],
     answers: &[Toi],

@@ -18,7 +18,7 @@ use rapier3d_f64::prelude::{
 };
 use serde::{Deserialize, Serialize};
 use toibox::scene::{Scene, gas_box_side};
-use toibox::{Position, Strategy, Vec3};
+use toibox::{Position, ToiMode, Vec3};
 
 use crate::child;
 use crate::memory::Memory;
@@ -175,9 +175,9 @@ pub fn run_engine(engine: Engine, config: &GasConfig) -> Result<EngineResult, St
     let scene = config.scene()?;
     let before = Memory::read();
     let measured = match engine {
-        Engine::Toibox => step_toibox(&scene, Strategy::Analytic, config.steps)?,
+        Engine::Toibox => step_toibox(&scene, ToiMode::Analytic, config.steps)?,
         Engine::ToiboxSliced => {
-            step_toibox(&scene, Strategy::Sliced { slices: SLICES }, config.steps)?
+            step_toibox(&scene, ToiMode::Sliced { slices: SLICES }, config.steps)?
         }
         Engine::Rapier => step_rapier(&scene, config, false),
         Engine::RapierCcd => step_rapier(&scene, config, true),
@@ -226,7 +226,7 @@ pub fn run_engine(engine: Engine, config: &GasConfig) -> Result<EngineResult, St
 }
 
 /// Step the gas in toibox with `strategy`, timing every step.
-fn step_toibox(scene: &Scene, strategy: Strategy, steps: u64) -> Result<Measured, String> {
+fn step_toibox(scene: &Scene, strategy: ToiMode, steps: u64) -> Result<Measured, String> {
     let mut built = scene.build();
     built.sim.stepper.config.strategy = strategy;
     let energy_start = toibox::sim::kinetic_energy(&built.sim.world);

@@ -26,7 +26,7 @@ use rustc_hash::FxHashMap;
 use crate::geometry::{ConvexPolygon, Cylinder, Plane, Shape};
 use crate::judge::least;
 use crate::math::Real;
-use crate::toi::{Analytic, MovingBall, QueryPair, Strategy, Toi, ToiStrategy};
+use crate::toi::{Analytic, MovingBall, QueryPair, Toi, ToiMode, ToiStrategy};
 
 /// Gap at the start of a query, relative to the radii, at or below which the pair counts as
 /// already touching: a millionth. Resting and sliding contacts sit within it, and beyond it
@@ -135,7 +135,7 @@ impl Against<'_> {
 /// A strategy that asks the analytic sweep every question it is asked and tallies the
 /// differences by the rules of the module; it answers with the strategy's own result, so the
 /// run is the strategy's.
-pub(super) struct Audit<S = Strategy> {
+pub(super) struct Audit<S = ToiMode> {
     inner: S,
     /// How many missed and spurious contacts to note.
     keep: usize,

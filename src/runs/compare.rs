@@ -8,7 +8,7 @@ use crate::judge::Fault;
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem};
 use crate::sim::StepError;
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 /// What to compare, and how much to explain.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,7 +16,7 @@ pub struct CompareOptions {
     /// Steps each strategy takes.
     pub steps: u64,
     /// The strategies, in the order the results list them.
-    pub strategies: Vec<Strategy>,
+    pub strategies: Vec<ToiMode>,
     /// How many of each kind of [`Incident`] to keep per strategy (0: none).
     pub explain: usize,
 }
@@ -152,7 +152,7 @@ pub fn compare(
     } = *options;
     let count = strategies.len() as u64;
     let mut timed = Vec::with_capacity(strategies.len());
-    for (k, &toi) in (0..).zip(strategies) {
+    for (k, toi) in (0..).zip(strategies.iter().cloned()) {
         let options = RunOptions {
             steps,
             toi,
@@ -163,7 +163,7 @@ pub fn compare(
 
     // The audited runs in step with the analytic one, for the drift after each step
     let audits: Vec<Audit> = (strategies.iter())
-        .map(|&toi| Audit::new(toi, explain))
+        .map(|toi| Audit::new(toi.clone(), explain))
         .collect();
     let mut reference = Runner::new(scene, false);
     let mut checked: Vec<Runner<'_>> = strategies
@@ -171,7 +171,7 @@ pub fn compare(
         .map(|_| Runner::new(scene, false))
         .collect();
     for step in 0..steps {
-        reference.step(&Strategy::Analytic)?;
+        reference.step(&ToiMode::Analytic)?;
         for (runner, audit) in checked.iter_mut().zip(&audits) {
             audit.begin_step(step, runner.world.sim.time());
             runner.step(audit)?;

@@ -23,7 +23,7 @@ use crate::judge::{BallStep, Judge, read_step};
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem, SceneWorld};
 use crate::sim::{Mass, Position, StepError, Velocity};
-use crate::toi::{Strategy, ToiStrategy};
+use crate::toi::{ToiMode, ToiStrategy};
 
 /// A ball at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -142,12 +142,12 @@ pub struct Trace {
 }
 
 /// How to run.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunOptions {
     /// Steps to take.
     pub steps: u64,
     /// The strategy.
-    pub toi: Strategy,
+    pub toi: ToiMode,
     /// Record every collision.
     pub events: bool,
 }

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::math::{Real, Vec3};
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 /// A scene as written in a RON file, before its values are checked.
 ///
@@ -42,9 +42,9 @@ pub struct SceneFile {
     /// Acceleration of every ball; default `(0, -9.81, 0)`.
     #[serde(default = "default_gravity", with = "xyz")]
     pub gravity: Vec3,
-    /// How times of impact are found; default [`Strategy::Analytic`].
+    /// How times of impact are found; default [`ToiMode::Analytic`].
     #[serde(default)]
-    pub toi: Strategy,
+    pub toi: ToiMode,
     /// Restitution of balls and shapes that do not give their own, in `[0, 1]`; default 1.
     #[serde(default = "one")]
     pub restitution: Real,

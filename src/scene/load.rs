@@ -20,7 +20,7 @@ use crate::geometry::{
 };
 use crate::math::{Real, Vec3, positive};
 use crate::sim::{BallDef, Restitution, Simulation, StepConfig};
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 /// Largest scene file read, in bytes: a scene that needs more uses generators.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
@@ -136,7 +136,7 @@ pub struct Scene {
     /// Acceleration of every ball.
     pub gravity: Vec3,
     /// The scene's strategy.
-    pub toi: Strategy,
+    pub toi: ToiMode,
     /// Every ball, listed and generated.
     pub balls: Vec<BallDef>,
     /// Where each ball comes from.
@@ -317,7 +317,7 @@ impl Scene {
             dt: file.dt,
             steps: file.steps.unwrap_or(DEFAULT_STEPS),
             gravity: file.gravity,
-            toi: file.toi,
+            toi: file.toi.clone(),
             balls,
             sources,
             planes,
@@ -333,7 +333,7 @@ impl Scene {
     pub fn build(&self) -> SceneWorld {
         let mut sim = Simulation::new(StepConfig {
             gravity: self.gravity,
-            strategy: self.toi,
+            strategy: self.toi.clone(),
             ..StepConfig::default()
         });
         // One allocation of the exact size for the balls without a colour or a name

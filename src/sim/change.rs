@@ -22,7 +22,7 @@ use fnv::FnvHasher;
 
 use crate::geometry::Cylinder;
 use crate::math::{Real, Vec3};
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 use super::config::StepConfig;
 use super::statics::StaticShape;
@@ -101,12 +101,18 @@ pub(crate) fn surroundings<'a>(
     f.0.write_u64(shapes);
     f.vec(config.gravity);
     match config.strategy {
-        Strategy::Analytic => f.tag(1),
-        Strategy::Sliced { slices } => f.tag(2).real(Real::from(slices)),
-        Strategy::SlicedBisect { slices, tolerance } => {
+        ToiMode::Analytic => f.tag(1),
+        ToiMode::Sliced { slices } => f.tag(2).real(Real::from(slices)),
+        ToiMode::SlicedBisect { slices, tolerance } => {
             f.tag(3).real(Real::from(slices)).real(tolerance)
         }
-        Strategy::Discrete => f.tag(4),
+        ToiMode::Discrete => f.tag(4),
+        // The same strategy, by the address of what the `Arc` holds
+        ToiMode::Custom(ref custom) => {
+            f.tag(5);
+            f.0.write_usize(std::sync::Arc::as_ptr(custom).cast::<()>() as usize);
+            &mut f
+        }
     };
     f.option(config.rest_speed);
     f.option(config.max_events_per_step.map(|n| n as Real));
@@ -159,26 +165,47 @@ mod tests {
         for other in [
             StepConfig {
                 gravity: Vec3::new(0.0, -9.8, 0.0),
-                ..config
+                ..config.clone()
             },
             StepConfig {
-                strategy: Strategy::Sliced { slices: 150 },
-                ..config
+                strategy: ToiMode::Sliced { slices: 150 },
+                ..config.clone()
             },
             StepConfig {
                 rest_speed: Some(0.0),
-                ..config
+                ..config.clone()
             },
             StepConfig {
                 max_events_per_step: Some(1000),
-                ..config
+                ..config.clone()
             },
             StepConfig {
                 sleep: None,
-                ..config
+                ..config.clone()
+            },
+            StepConfig {
+                strategy: ToiMode::custom(crate::toi::Analytic),
+                ..config.clone()
             },
         ] {
             assert_ne!(both, surroundings(statics(), &other), "{other:?}");
         }
+    }
+
+    #[test]
+    fn a_custom_strategy_is_the_same_while_it_is_the_same_arc() {
+        let a = floor(0.0);
+        let custom = |strategy: &ToiMode| StepConfig {
+            strategy: strategy.clone(),
+            ..StepConfig::default()
+        };
+        let mine = ToiMode::custom(crate::toi::Analytic);
+        let print = surroundings([(&a, 1.0)], &custom(&mine));
+        assert_eq!(print, surroundings([(&a, 1.0)], &custom(&mine.clone())));
+        // Another strategy, even an equal one, is a change
+        let another = ToiMode::custom(crate::toi::Analytic);
+        assert_ne!(print, surroundings([(&a, 1.0)], &custom(&another)));
+        assert_ne!(mine, another);
+        assert_eq!(mine, mine.clone());
     }
 }

@@ -6,7 +6,7 @@ use hecs::Entity;
 
 use super::sleep::SleepConfig;
 use crate::math::{Real, Vec3, positive};
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 /// Largest coordinate, radius, velocity component, or distance moved along an axis in one step
 /// that a ball may have: the sweeps square and multiply lengths and speeds (up to fourth
@@ -15,13 +15,14 @@ use crate::toi::Strategy;
 pub const MAX_LENGTH: Real = 1e50;
 
 /// How a [`Stepper`](super::Stepper) steps.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StepConfig {
     /// Acceleration of every ball, in length units per time unit squared. Default
     /// `(0, -9.81, 0)`.
     pub gravity: Vec3,
-    /// How times of impact are found. Default [`Strategy::Analytic`]. May change between steps.
-    pub strategy: Strategy,
+    /// How times of impact are found: a built-in strategy or the user's own
+    /// ([`ToiMode::Custom`]). Default [`ToiMode::Analytic`]. May change between steps.
+    pub strategy: ToiMode,
     /// Approach speed below which a contact is resolved as perfectly inelastic, so that balls
     /// come to rest. `None` (the default) uses `2 |gravity| dt`: the speed gravity adds in two
     /// steps, and zero without gravity, so an elastic gas stays exactly elastic.
@@ -39,7 +40,7 @@ impl Default for StepConfig {
     fn default() -> Self {
         Self {
             gravity: Vec3::new(0.0, -9.81, 0.0),
-            strategy: Strategy::Analytic,
+            strategy: ToiMode::Analytic,
             rest_speed: None,
             max_events_per_step: None,
             sleep: Some(SleepConfig::default()),

@@ -93,24 +93,46 @@ impl Simulation {
         self.world.spawn((polygon,))
     }
 
-    /// Advance by `dt`; see [`Stepper::step`].
-    pub fn step(&mut self, dt: Real) -> Result<&StepReport, StepError> {
+    /// Advance by `dt`; see [`Stepper::step`]. Returns the step's report by value (a copy of
+    /// [`Simulation::report`]), so that a loop can read its events and edit the simulation in
+    /// the same body. A refused step changes nothing and counts no time.
+    ///
+    /// ```
+    /// use toibox::{BallDef, Plane, Simulation, StepConfig, Vec3};
+    ///
+    /// let mut sim = Simulation::new(StepConfig::default());
+    /// sim.add_plane(Plane::new(Vec3::ZERO, Vec3::Y).unwrap());
+    /// sim.spawn_ball(BallDef::new(Vec3::new(0.0, 1.0, 0.0), 0.1));
+    /// let mut popped = 0;
+    /// for _ in 0..120 {
+    ///     let report = sim.step(1.0 / 60.0).unwrap();
+    ///     for event in &report.events {
+    ///         // A ball that hits anything pops, and a new one drops in its place
+    ///         sim.world.despawn(event.a).unwrap();
+    ///         sim.spawn_ball(BallDef::new(Vec3::new(0.0, 1.0, 0.0), 0.1));
+    ///         popped += 1;
+    ///     }
+    /// }
+    /// assert!(popped >= 2);
+    /// ```
+    pub fn step(&mut self, dt: Real) -> Result<StepReport, StepError> {
         self.stepper.step(&mut self.world, dt)?;
         self.time += dt;
         self.steps += 1;
-        Ok(self.stepper.report())
+        Ok(self.stepper.report().clone())
     }
 
-    /// Advance by `dt` with a strategy of the caller's own; see [`Stepper::step_with`].
+    /// Advance by `dt` with a strategy of the caller's own for this step; see
+    /// [`Stepper::step_with`]. Returns the report by value, as [`Simulation::step`] does.
     pub fn step_with<S: crate::toi::ToiStrategy + ?Sized>(
         &mut self,
         dt: Real,
         strategy: &S,
-    ) -> Result<&StepReport, StepError> {
+    ) -> Result<StepReport, StepError> {
         self.stepper.step_with(&mut self.world, dt, strategy)?;
         self.time += dt;
         self.steps += 1;
-        Ok(self.stepper.report())
+        Ok(self.stepper.report().clone())
     }
 
     /// Return what the last step did.

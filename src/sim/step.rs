@@ -229,7 +229,8 @@ impl Stepper {
     /// Advance `world` by `dt` with the configured strategy; see the module docs for the order
     /// of work. A refused step (bad `dt`, a ball or shape with bad values) changes nothing.
     pub fn step(&mut self, world: &mut World, dt: Real) -> Result<&StepReport, StepError> {
-        let strategy = self.config.strategy;
+        // A clone of the mode: a built-in's parameters, or a custom strategy's `Arc`
+        let strategy = self.config.strategy.clone();
         self.step_with(world, dt, &strategy)
     }
 

@@ -5,7 +5,7 @@
 //! step). Every query answers with a [`Toi`]: the first contact in the interval, the fact that the
 //! pair already touches or overlaps at `t = 0`, or a miss.
 //!
-//! *How* the time is found is a [`ToiStrategy`]. The built-in ones, named by [`Strategy`]:
+//! *How* the time is found is a [`ToiStrategy`]. The built-in ones, named by [`ToiMode`]:
 //! - [`Analytic`]: closed forms (and a safeguarded Newton iteration on cylinder rims). Exact to
 //!   floating point: it never misses a contact and never reports one late.
 //! - [`Sliced`]: NeHe's search. Samples `slices` instants and reports the instant before the first
@@ -21,7 +21,7 @@ mod sliced;
 mod strategy;
 
 pub use sliced::{Discrete, SampledSearch, Sliced, SlicedBisect, sliced_search};
-pub use strategy::{Analytic, ParseStrategyError, Strategy, ToiStrategy};
+pub use strategy::{Analytic, ParseToiModeError, ToiMode, ToiStrategy};
 
 use serde::Serialize;
 

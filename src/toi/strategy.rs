@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,12 @@ pub trait ToiStrategy {
     /// leave an overlap behind a miss). The default, false, is always safe.
     fn misses_are_certain(&self) -> bool {
         false
+    }
+
+    /// Return the strategy's name, as reports and the command line show it; the default is
+    /// `"custom"`.
+    fn name(&self) -> &str {
+        "custom"
     }
 
     /// Hear which pair the stepper's next query is about, just before it is made; the default
@@ -73,11 +80,14 @@ impl ToiStrategy for Analytic {
     }
 }
 
-/// The built-in strategies by name, as scene files and the command line give them.
+/// How the stepper finds times of impact: one of the built-in strategies by name, as scene
+/// files and the command line give them, or a strategy of the user's own.
 ///
 /// In RON: `Analytic`, `Sliced(slices: 150)`, `SlicedBisect(slices: 150, tolerance: 1e-9)`,
 /// `Discrete`. On the command line ([`FromStr`] and [`Display`](fmt::Display)): `analytic`,
-/// `sliced[:N]`, `sliced-bisect[:N[:TOL]]`, `discrete`.
+/// `sliced[:N]`, `sliced-bisect[:N[:TOL]]`, `discrete`. A [`ToiMode::Custom`] strategy is set
+/// from code only ([`ToiMode::custom`]); it is shown by its [`ToiStrategy::name`] and cannot be
+/// written to a scene file.
 ///
 /// | strategy | misses | reports | cost per query |
 /// |---|---|---|---|
@@ -85,9 +95,53 @@ impl ToiStrategy for Analytic {
 /// | `Sliced` | contacts shorter than a slice | up to a slice early | `slices + 1` static tests |
 /// | `SlicedBisect` | contacts shorter than a slice | up to `tolerance` early | the same, plus the bisection |
 /// | `Discrete` | anything that is clear again at the end | overlaps at the end | one static test |
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// | `Custom` | what the user's strategy misses | what it reports | its own |
+///
+/// ```
+/// use toibox::{Analytic, MovingBall, Plane, Simulation, StepConfig, Toi, ToiMode, ToiStrategy};
+/// use toibox::{BallDef, ConvexPolygon, Cylinder, Real, Vec3};
+///
+/// /// The exact sweep, counting the plane queries it answers.
+/// #[derive(Default)]
+/// struct Counting(std::sync::atomic::AtomicU64);
+///
+/// impl ToiStrategy for Counting {
+///     fn ball_ball(&self, ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
+///         Analytic.ball_ball(ball, other, t_max)
+///     }
+///     fn ball_plane(&self, ball: &MovingBall, plane: &Plane, t_max: Real) -> Toi {
+///         self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+///         Analytic.ball_plane(ball, plane, t_max)
+///     }
+///     fn ball_cylinder(&self, ball: &MovingBall, cylinder: &Cylinder, t_max: Real) -> Toi {
+///         Analytic.ball_cylinder(ball, cylinder, t_max)
+///     }
+///     fn ball_polygon(&self, ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> Toi {
+///         Analytic.ball_polygon(ball, polygon, t_max)
+///     }
+///     fn name(&self) -> &str {
+///         "counting"
+///     }
+/// }
+///
+/// let counting = std::sync::Arc::new(Counting::default());
+/// let mut sim = Simulation::new(StepConfig {
+///     strategy: ToiMode::Custom(counting.clone()),
+///     ..StepConfig::default()
+/// });
+/// sim.add_plane(Plane::new(Vec3::ZERO, Vec3::Y).unwrap());
+/// sim.spawn_ball(BallDef::new(Vec3::new(0.0, 1.0, 0.0), 0.1));
+/// for _ in 0..60 {
+///     sim.step(1.0 / 60.0).unwrap();
+/// }
+/// // The ball came within reach of the floor and bounced: the stepper asked the strategy
+/// assert!(counting.0.load(std::sync::atomic::Ordering::Relaxed) > 0);
+/// assert!(sim.report().stats.kinetic_energy > 0.0);
+/// assert_eq!(sim.stepper.config.strategy.to_string(), "counting");
+/// ```
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub enum Strategy {
+pub enum ToiMode {
     /// See [`Analytic`].
     #[default]
     Analytic,
@@ -105,23 +159,74 @@ pub enum Strategy {
     },
     /// See [`Discrete`].
     Discrete,
+    /// A strategy of the user's own, shared: cloning the mode clones the [`Arc`]. Two custom
+    /// modes are equal when they hold the same strategy (the same [`Arc`]), so replacing it
+    /// with another, even an equal one, counts as a change of the configuration.
+    #[serde(skip)]
+    Custom(Arc<dyn ToiStrategy + Send + Sync>),
 }
 
-/// Dispatch one [`ToiStrategy`] method to the strategy a [`Strategy`] names.
+impl ToiMode {
+    /// Wrap a strategy of the user's own; see [`ToiMode::Custom`].
+    #[must_use]
+    pub fn custom(strategy: impl ToiStrategy + Send + Sync + 'static) -> Self {
+        Self::Custom(Arc::new(strategy))
+    }
+}
+
+impl PartialEq for ToiMode {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Analytic, Self::Analytic) | (Self::Discrete, Self::Discrete) => true,
+            (Self::Sliced { slices: a }, Self::Sliced { slices: b }) => a == b,
+            (
+                Self::SlicedBisect {
+                    slices: a,
+                    tolerance: s,
+                },
+                Self::SlicedBisect {
+                    slices: b,
+                    tolerance: t,
+                },
+            ) => a == b && s == t,
+            (Self::Custom(a), Self::Custom(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for ToiMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Analytic => f.write_str("Analytic"),
+            Self::Sliced { slices } => f.debug_struct("Sliced").field("slices", slices).finish(),
+            Self::SlicedBisect { slices, tolerance } => f
+                .debug_struct("SlicedBisect")
+                .field("slices", slices)
+                .field("tolerance", tolerance)
+                .finish(),
+            Self::Discrete => f.write_str("Discrete"),
+            Self::Custom(strategy) => f.debug_tuple("Custom").field(&strategy.name()).finish(),
+        }
+    }
+}
+
+/// Dispatch one [`ToiStrategy`] method to the strategy a [`ToiMode`] names.
 macro_rules! dispatch {
     ($self:ident, $method:ident($($arg:ident),*)) => {
         match *$self {
-            Strategy::Analytic => Analytic.$method($($arg),*),
-            Strategy::Sliced { slices } => Sliced { slices }.$method($($arg),*),
-            Strategy::SlicedBisect { slices, tolerance } => {
+            ToiMode::Custom(ref custom) => custom.$method($($arg),*),
+            ToiMode::Analytic => Analytic.$method($($arg),*),
+            ToiMode::Sliced { slices } => Sliced { slices }.$method($($arg),*),
+            ToiMode::SlicedBisect { slices, tolerance } => {
                 SlicedBisect { slices, tolerance }.$method($($arg),*)
             }
-            Strategy::Discrete => Discrete.$method($($arg),*),
+            ToiMode::Discrete => Discrete.$method($($arg),*),
         }
     };
 }
 
-impl ToiStrategy for Strategy {
+impl ToiStrategy for ToiMode {
     fn ball_ball(&self, ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
         dispatch!(self, ball_ball(ball, other, t_max))
     }
@@ -141,9 +246,15 @@ impl ToiStrategy for Strategy {
     fn misses_are_certain(&self) -> bool {
         dispatch!(self, misses_are_certain())
     }
+
+    fn before_query(&self, pair: &QueryPair) {
+        if let Self::Custom(custom) = self {
+            custom.before_query(pair);
+        }
+    }
 }
 
-impl Strategy {
+impl ToiMode {
     /// NeHe's search with its 150 slices.
     pub const SLICED: Self = Self::Sliced { slices: 150 };
 
@@ -157,20 +268,20 @@ impl Strategy {
     };
 
     /// Check the parameters: slices at least 1, tolerance finite and positive.
-    pub fn validate(&self) -> Result<(), ParseStrategyError> {
+    pub fn validate(&self) -> Result<(), ParseToiModeError> {
         match *self {
             Self::Sliced { slices: 0 } | Self::SlicedBisect { slices: 0, .. } => {
-                Err(ParseStrategyError::Slices("0".to_owned()))
+                Err(ParseToiModeError::Slices("0".to_owned()))
             }
             Self::SlicedBisect { tolerance, .. } if !(tolerance.is_finite() && tolerance > 0.0) => {
-                Err(ParseStrategyError::Tolerance(tolerance.to_string()))
+                Err(ParseToiModeError::Tolerance(tolerance.to_string()))
             }
             _ => Ok(()),
         }
     }
 }
 
-impl fmt::Display for Strategy {
+impl fmt::Display for ToiMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::Analytic => f.write_str("analytic"),
@@ -183,13 +294,14 @@ impl fmt::Display for Strategy {
                 Ok(())
             }
             Self::Discrete => f.write_str("discrete"),
+            Self::Custom(ref custom) => f.write_str(custom.name()),
         }
     }
 }
 
 /// Why a strategy name could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParseStrategyError {
+pub enum ParseToiModeError {
     /// Not one of the known names.
     Unknown(String),
     /// The slice count is not a whole number of at least 1.
@@ -198,7 +310,7 @@ pub enum ParseStrategyError {
     Tolerance(String),
 }
 
-impl fmt::Display for ParseStrategyError {
+impl fmt::Display for ParseToiModeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Unknown(name) => write!(
@@ -218,10 +330,10 @@ impl fmt::Display for ParseStrategyError {
     }
 }
 
-impl std::error::Error for ParseStrategyError {}
+impl std::error::Error for ParseToiModeError {}
 
-impl FromStr for Strategy {
-    type Err = ParseStrategyError;
+impl FromStr for ToiMode {
+    type Err = ParseToiModeError;
 
     /// Read `analytic`, `sliced[:N]`, `sliced-bisect[:N[:TOL]]` or `discrete` (any case).
     fn from_str(text: &str) -> Result<Self, Self::Err> {
@@ -231,11 +343,11 @@ impl FromStr for Strategy {
         let slices = parts.next().map(parse_slices).transpose()?.unwrap_or(150);
         let tolerance = parts.next().map(parse_tolerance).transpose()?;
         if parts.next().is_some() {
-            return Err(ParseStrategyError::Unknown(text.to_owned()));
+            return Err(ParseToiModeError::Unknown(text.to_owned()));
         }
         let plain = |strategy: Self| {
             if lower.contains(':') {
-                Err(ParseStrategyError::Unknown(text.to_owned()))
+                Err(ParseToiModeError::Unknown(text.to_owned()))
             } else {
                 Ok(strategy)
             }
@@ -248,22 +360,22 @@ impl FromStr for Strategy {
                 slices,
                 tolerance: tolerance.unwrap_or(Self::BISECT_TOLERANCE),
             }),
-            _ => Err(ParseStrategyError::Unknown(text.to_owned())),
+            _ => Err(ParseToiModeError::Unknown(text.to_owned())),
         }
     }
 }
 
-fn parse_slices(text: &str) -> Result<u32, ParseStrategyError> {
+fn parse_slices(text: &str) -> Result<u32, ParseToiModeError> {
     match text.parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(ParseStrategyError::Slices(text.to_owned())),
+        _ => Err(ParseToiModeError::Slices(text.to_owned())),
     }
 }
 
-fn parse_tolerance(text: &str) -> Result<Real, ParseStrategyError> {
+fn parse_tolerance(text: &str) -> Result<Real, ParseToiModeError> {
     match text.parse::<Real>() {
         Ok(t) if t.is_finite() && t > 0.0 => Ok(t),
-        _ => Err(ParseStrategyError::Tolerance(text.to_owned())),
+        _ => Err(ParseToiModeError::Tolerance(text.to_owned())),
     }
 }
 
@@ -274,52 +386,52 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for strategy in [
-            Strategy::Analytic,
-            Strategy::SLICED,
-            Strategy::Sliced { slices: 7 },
-            Strategy::SLICED_BISECT,
-            Strategy::SlicedBisect {
+            ToiMode::Analytic,
+            ToiMode::SLICED,
+            ToiMode::Sliced { slices: 7 },
+            ToiMode::SLICED_BISECT,
+            ToiMode::SlicedBisect {
                 slices: 20,
                 tolerance: 1e-6,
             },
-            Strategy::Discrete,
+            ToiMode::Discrete,
         ] {
-            assert_eq!(strategy.to_string().parse::<Strategy>(), Ok(strategy));
+            assert_eq!(strategy.to_string().parse::<ToiMode>(), Ok(strategy));
         }
     }
 
     #[test]
     fn defaults_and_case() {
-        assert_eq!("Sliced".parse(), Ok(Strategy::SLICED));
-        assert_eq!("sliced-bisect".parse(), Ok(Strategy::SLICED_BISECT));
-        assert_eq!(" ANALYTIC ".parse(), Ok(Strategy::Analytic));
+        assert_eq!("Sliced".parse(), Ok(ToiMode::SLICED));
+        assert_eq!("sliced-bisect".parse(), Ok(ToiMode::SLICED_BISECT));
+        assert_eq!(" ANALYTIC ".parse(), Ok(ToiMode::Analytic));
     }
 
     #[test]
     fn bad_names_say_what_is_allowed() {
         for (text, expected) in [
-            ("sliced:0", ParseStrategyError::Slices("0".into())),
-            ("sliced:-3", ParseStrategyError::Slices("-3".into())),
-            ("sliced:many", ParseStrategyError::Slices("many".into())),
+            ("sliced:0", ParseToiModeError::Slices("0".into())),
+            ("sliced:-3", ParseToiModeError::Slices("-3".into())),
+            ("sliced:many", ParseToiModeError::Slices("many".into())),
             (
                 "sliced-bisect:10:0",
-                ParseStrategyError::Tolerance("0".into()),
+                ParseToiModeError::Tolerance("0".into()),
             ),
             (
                 "sliced-bisect:10:nan",
-                ParseStrategyError::Tolerance("nan".into()),
+                ParseToiModeError::Tolerance("nan".into()),
             ),
             (
                 "analytic:3",
-                ParseStrategyError::Unknown("analytic:3".into()),
+                ParseToiModeError::Unknown("analytic:3".into()),
             ),
             (
                 "sliced:3:1e-9",
-                ParseStrategyError::Unknown("sliced:3:1e-9".into()),
+                ParseToiModeError::Unknown("sliced:3:1e-9".into()),
             ),
-            ("rk4", ParseStrategyError::Unknown("rk4".into())),
+            ("rk4", ParseToiModeError::Unknown("rk4".into())),
         ] {
-            let error = text.parse::<Strategy>().unwrap_err();
+            let error = text.parse::<ToiMode>().unwrap_err();
             assert_eq!(error, expected, "{text}");
             assert!(error.to_string().contains("allowed"), "{error}");
         }
@@ -327,28 +439,28 @@ mod tests {
 
     #[test]
     fn ron_names() {
-        let read = |text: &str| ron::from_str::<Strategy>(text).unwrap();
-        assert_eq!(read("Analytic"), Strategy::Analytic);
-        assert_eq!(read("Sliced(slices: 150)"), Strategy::SLICED);
+        let read = |text: &str| ron::from_str::<ToiMode>(text).unwrap();
+        assert_eq!(read("Analytic"), ToiMode::Analytic);
+        assert_eq!(read("Sliced(slices: 150)"), ToiMode::SLICED);
         assert_eq!(
             read("SlicedBisect(slices: 150, tolerance: 1e-9)"),
-            Strategy::SLICED_BISECT
+            ToiMode::SLICED_BISECT
         );
-        assert_eq!(read("Discrete"), Strategy::Discrete);
-        assert!(ron::from_str::<Strategy>("Sliced(slices: 1, extra: 2)").is_err());
+        assert_eq!(read("Discrete"), ToiMode::Discrete);
+        assert!(ron::from_str::<ToiMode>("Sliced(slices: 1, extra: 2)").is_err());
     }
 
     #[test]
     fn validate_rejects_zero_slices_and_bad_tolerance() {
-        assert!(Strategy::Sliced { slices: 0 }.validate().is_err());
+        assert!(ToiMode::Sliced { slices: 0 }.validate().is_err());
         assert!(
-            Strategy::SlicedBisect {
+            ToiMode::SlicedBisect {
                 slices: 3,
                 tolerance: -1.0
             }
             .validate()
             .is_err()
         );
-        assert!(Strategy::SLICED_BISECT.validate().is_ok());
+        assert!(ToiMode::SLICED_BISECT.validate().is_ok());
     }
 }

@@ -163,11 +163,14 @@ fn capture(path: &Path) -> Result<(), String> {
 impl App {
     fn new(scene: Scene, options: &ViewOptions) -> Self {
         let strategies = if options.strategies.is_empty() {
-            vec![scene.toi]
+            vec![scene.toi.clone()]
         } else {
             options.strategies.clone()
         };
-        let panes: Vec<Pane> = strategies.iter().map(|&s| Pane::new(&scene, s)).collect();
+        let panes: Vec<Pane> = strategies
+            .iter()
+            .map(|s| Pane::new(&scene, s.clone()))
+            .collect();
         let n = scene.balls.len();
         let colors = (scene.balls.iter().enumerate())
             .map(|(i, b)| b.color.unwrap_or_else(|| palette(i)))

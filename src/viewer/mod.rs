@@ -59,7 +59,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::scene::Scene;
-use crate::toi::Strategy;
+use crate::toi::ToiMode;
 
 /// Most panes side by side.
 pub const MAX_PANES: usize = 2;
@@ -71,7 +71,7 @@ pub struct ViewOptions {
     pub file: String,
     /// The strategy of each pane: empty for one pane with the scene's own strategy, one for
     /// one pane, two for a side-by-side comparison.
-    pub strategies: Vec<Strategy>,
+    pub strategies: Vec<ToiMode>,
     /// Close after this many frames; `None` runs until the user quits. Each frame then
     /// takes exactly one step.
     pub frames: Option<u64>,

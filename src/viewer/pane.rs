@@ -8,7 +8,7 @@ use crate::math::{Real, Vec3};
 use crate::runs::energy;
 use crate::scene::{Scene, SceneItem, SceneWorld};
 use crate::sim::StepError;
-use crate::toi::{PairKind, Strategy};
+use crate::toi::{PairKind, ToiMode};
 
 /// Slice counts that `+` and `-` step through.
 const SLICES: [u32; 15] = [
@@ -57,8 +57,9 @@ pub(crate) struct Pane {
 impl Pane {
     /// Build `scene` with `strategy`.
     #[must_use]
-    pub fn new(scene: &Scene, strategy: Strategy) -> Self {
+    pub fn new(scene: &Scene, strategy: ToiMode) -> Self {
         let mut world = scene.build();
+        let slices = slices_of(&strategy).unwrap_or(150);
         world.sim.stepper.config.strategy = strategy;
         let mut pane = Self {
             balls: Vec::with_capacity(world.balls.len()),
@@ -71,7 +72,7 @@ impl Pane {
             energy: (0.0, 0.0),
             physics_ms: None,
             error: None,
-            slices: slices_of(strategy).unwrap_or(150),
+            slices,
         };
         pane.start(scene);
         pane
@@ -95,13 +96,13 @@ impl Pane {
 
     /// Return the strategy.
     #[must_use]
-    pub fn strategy(&self) -> Strategy {
-        self.world.sim.stepper.config.strategy
+    pub fn strategy(&self) -> ToiMode {
+        self.world.sim.stepper.config.strategy.clone()
     }
 
     /// Use `strategy` from the next step on.
-    pub fn set_strategy(&mut self, strategy: Strategy) {
-        if let Some(n) = slices_of(strategy) {
+    pub fn set_strategy(&mut self, strategy: ToiMode) {
+        if let Some(n) = slices_of(&strategy) {
             self.slices = n;
         }
         self.world.sim.stepper.config.strategy = strategy;
@@ -111,13 +112,13 @@ impl Pane {
     pub fn cycle_strategy(&mut self) {
         let n = self.slices;
         let next = match self.strategy() {
-            Strategy::Analytic => Strategy::Sliced { slices: n },
-            Strategy::Sliced { .. } => Strategy::SlicedBisect {
+            ToiMode::Analytic => ToiMode::Sliced { slices: n },
+            ToiMode::Sliced { .. } => ToiMode::SlicedBisect {
                 slices: n,
                 tolerance: 1e-9,
             },
-            Strategy::SlicedBisect { .. } => Strategy::Discrete,
-            Strategy::Discrete => Strategy::Analytic,
+            ToiMode::SlicedBisect { .. } => ToiMode::Discrete,
+            ToiMode::Discrete | ToiMode::Custom(_) => ToiMode::Analytic,
         };
         self.set_strategy(next);
     }
@@ -132,10 +133,10 @@ impl Pane {
             SLICES.iter().rev().copied().find(|&s| s < n).unwrap_or(n)
         };
         let strategy = match self.strategy() {
-            Strategy::Sliced { .. } => Strategy::Sliced {
+            ToiMode::Sliced { .. } => ToiMode::Sliced {
                 slices: self.slices,
             },
-            Strategy::SlicedBisect { tolerance, .. } => Strategy::SlicedBisect {
+            ToiMode::SlicedBisect { tolerance, .. } => ToiMode::SlicedBisect {
                 slices: self.slices,
                 tolerance,
             },
@@ -237,10 +238,10 @@ impl Pane {
 
 /// Return the slice count of a sliced strategy.
 #[must_use]
-fn slices_of(strategy: Strategy) -> Option<u32> {
-    match strategy {
-        Strategy::Sliced { slices } | Strategy::SlicedBisect { slices, .. } => Some(slices),
-        Strategy::Analytic | Strategy::Discrete => None,
+fn slices_of(strategy: &ToiMode) -> Option<u32> {
+    match *strategy {
+        ToiMode::Sliced { slices } | ToiMode::SlicedBisect { slices, .. } => Some(slices),
+        ToiMode::Analytic | ToiMode::Discrete | ToiMode::Custom(_) => None,
     }
 }
 
@@ -270,13 +271,13 @@ mod tests {
     #[test]
     fn a_pane_stepped_n_times_ends_where_a_headless_run_of_n_steps_ends() {
         let scene = cradle();
-        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        let mut pane = Pane::new(&scene, ToiMode::Analytic);
         for _ in 0..300 {
             pane.step(&scene, scene.dt);
         }
         let options = RunOptions {
             steps: 300,
-            toi: Strategy::Analytic,
+            toi: ToiMode::Analytic,
             events: false,
         };
         let report = runs::run(&scene, "cradle", options, |_| {}).unwrap();
@@ -290,25 +291,25 @@ mod tests {
     #[test]
     fn strategies_cycle_through_the_built_ins_with_the_slice_count() {
         let scene = cradle();
-        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        let mut pane = Pane::new(&scene, ToiMode::Analytic);
         pane.change_slices(false);
         assert_eq!(pane.slices, 100);
         pane.cycle_strategy();
-        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 100 });
+        assert_eq!(pane.strategy(), ToiMode::Sliced { slices: 100 });
         pane.change_slices(true);
-        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 150 });
+        assert_eq!(pane.strategy(), ToiMode::Sliced { slices: 150 });
         pane.cycle_strategy();
         assert_eq!(pane.strategy().to_string(), "sliced-bisect:150");
         pane.cycle_strategy();
-        assert_eq!(pane.strategy(), Strategy::Discrete);
+        assert_eq!(pane.strategy(), ToiMode::Discrete);
         pane.cycle_strategy();
-        assert_eq!(pane.strategy(), Strategy::Analytic);
+        assert_eq!(pane.strategy(), ToiMode::Analytic);
     }
 
     #[test]
     fn a_fault_keeps_the_path_of_the_step_it_was_found_in() {
         let scene = Scene::parse(include_str!("../../scenes/bullets.ron"), "bullets.ron").unwrap();
-        let mut pane = Pane::new(&scene, Strategy::Sliced { slices: 150 });
+        let mut pane = Pane::new(&scene, ToiMode::Sliced { slices: 150 });
         for _ in 0..3 {
             pane.step(&scene, scene.dt);
         }
@@ -336,7 +337,7 @@ mod tests {
     #[test]
     fn balls_are_drawn_through_their_contacts() {
         let scene = Scene::parse(include_str!("../../scenes/bullets.ron"), "bullets.ron").unwrap();
-        let mut pane = Pane::new(&scene, Strategy::Analytic);
+        let mut pane = Pane::new(&scene, ToiMode::Analytic);
         pane.step(&scene, scene.dt);
         // Bullet "pane 1" touches the pane at x = 0 when its centre is at x = -0.005, after
         // 2.995 m at 400 m/s: 0.0074875 s, 0.44925 of the step; it ends 400 / 60 - 2.995 =
@@ -353,8 +354,8 @@ mod tests {
         let half = at(fraction * 0.5).x;
         assert!((half - (-3.0 - 0.005) * 0.5).abs() < 1e-9, "{half}");
         // A ball without a contact in the step moves on its straight line
-        let before = Pane::new(&scene, Strategy::Analytic).balls;
-        let mut free = Pane::new(&scene, Strategy::Analytic);
+        let before = Pane::new(&scene, ToiMode::Analytic).balls;
+        let mut free = Pane::new(&scene, ToiMode::Analytic);
         free.step(&scene, scene.dt);
         free.step(&scene, scene.dt);
         assert!(free.contacts.iter().all(|c| c.0 != 0));
@@ -367,13 +368,13 @@ mod tests {
     #[test]
     fn a_reset_returns_to_the_start_and_keeps_the_strategy() {
         let scene = cradle();
-        let mut pane = Pane::new(&scene, Strategy::Sliced { slices: 20 });
+        let mut pane = Pane::new(&scene, ToiMode::Sliced { slices: 20 });
         for _ in 0..50 {
             pane.step(&scene, scene.dt);
         }
         pane.reset(&scene);
         assert_eq!(pane.world.sim.steps(), 0);
-        assert_eq!(pane.strategy(), Strategy::Sliced { slices: 20 });
+        assert_eq!(pane.strategy(), ToiMode::Sliced { slices: 20 });
         assert_eq!(pane.balls[0].position, scene.balls[0].position);
     }
 }

@@ -233,7 +233,7 @@ fn run_prints_a_short_summary_without_json() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("Two balls head-on"), "{text}");
-    assert!(text.contains("1 collisions"), "{text}");
+    assert!(text.contains("2 balls; 1 collision ("), "{text}");
     assert!(text.lines().count() <= 6, "{text}");
     // Piped: no progress bar
     assert_eq!(stderr(&out), "");

@@ -27,7 +27,7 @@ use hecs::{Entity, World};
 use toibox::runs::{CompareOptions, compare};
 use toibox::scene::{Scene, SceneWorld, gas_box_side};
 use toibox::sim::Mass;
-use toibox::{Position, Real, StepStats, Strategy, Vec3, Velocity};
+use toibox::{Position, Real, StepStats, ToiMode, Vec3, Velocity};
 
 /// Every scene the tests below load, by file stem.
 const SCENES: &[&str] = &[
@@ -122,7 +122,7 @@ fn nehe_room_keeps_every_ball_inside_and_its_energy() {
         (scene.balls.len(), scene.planes.len(), scene.cylinders.len()),
         (10, 5, 3)
     );
-    assert_eq!(scene.toi, Strategy::Analytic);
+    assert_eq!(scene.toi, ToiMode::Analytic);
     assert_eq!(scene.gravity, Vec3::new(0.0, -0.05, 0.0));
     assert_eq!(scene.dt, 0.6);
     let mut world = scene.build();
@@ -452,10 +452,10 @@ fn galton_board_fills_many_bins_and_loses_nothing() {
 
 /// Step the bullets with `strategy`; return the pane bullets that ended beyond the pane and the
 /// head-on pairs whose bullets passed through each other.
-fn bullets(strategy: Strategy) -> (usize, usize) {
+fn bullets(strategy: ToiMode) -> (usize, usize) {
     let scene = load("bullets");
     let mut world = scene.build();
-    world.sim.stepper.config.strategy = strategy;
+    world.sim.stepper.config.strategy = strategy.clone();
     let pane: Vec<Entity> = (1..=9)
         .map(|k| named(&scene, &world, &format!("pane {k}")))
         .collect();
@@ -502,9 +502,9 @@ fn bullets(strategy: Strategy) -> (usize, usize) {
 
 #[test]
 fn bullets_pass_the_sliced_search_and_not_the_exact_sweep() {
-    let exact = bullets(Strategy::Analytic);
-    let sliced = bullets(Strategy::SLICED);
-    let bisect = bullets(Strategy::SLICED_BISECT);
+    let exact = bullets(ToiMode::Analytic);
+    let sliced = bullets(ToiMode::SLICED);
+    let bisect = bullets(ToiMode::SLICED_BISECT);
     println!(
         "bullets: through the pane (of 9) and through each other (pairs of 6): analytic \
          {exact:?}, sliced:150 {sliced:?}, sliced-bisect:150 {bisect:?}"
@@ -653,11 +653,11 @@ fn compare_scene(name: &str) -> (Scene, toibox::runs::Comparison) {
     let options = CompareOptions {
         steps,
         strategies: vec![
-            Strategy::Analytic,
-            Strategy::SLICED,
-            Strategy::SLICED_BISECT,
-            Strategy::Sliced { slices: 7 },
-            Strategy::SlicedBisect {
+            ToiMode::Analytic,
+            ToiMode::SLICED,
+            ToiMode::SLICED_BISECT,
+            ToiMode::Sliced { slices: 7 },
+            ToiMode::SlicedBisect {
                 slices: 7,
                 tolerance: 1e-7,
             },
@@ -685,10 +685,10 @@ fn compare_columns_follow_their_rules_on_every_demo_scene() {
                 r.passed_through,
                 r.escaped
             );
-            let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+            let strategy: ToiMode = r.toi.parse().expect("a strategy's own name");
             let error = r.toi_error_max.unwrap_or(0.0);
             match strategy {
-                Strategy::Analytic => {
+                ToiMode::Analytic => {
                     // Compared with itself: zeros everywhere
                     assert_eq!(
                         (r.missed, r.spurious, r.passed_through, r.escaped),
@@ -698,17 +698,17 @@ fn compare_columns_follow_their_rules_on_every_demo_scene() {
                     assert_eq!(error, 0.0, "{name}: {r:?}");
                     assert_eq!(r.state_drift_max, 0.0, "{name}: {r:?}");
                 }
-                Strategy::Sliced { slices } => {
+                ToiMode::Sliced { slices } => {
                     // Never more than one slice early, and never a contact where there is none
                     let slice = scene.dt / Real::from(slices);
                     assert!(error <= slice * (1.0 + 1e-9), "{name}: {r:?}");
                     assert_eq!(r.spurious, 0, "{name}: {r:?}");
                 }
-                Strategy::SlicedBisect { tolerance, .. } => {
+                ToiMode::SlicedBisect { tolerance, .. } => {
                     assert!(error <= tolerance, "{name}: {r:?}");
                     assert_eq!(r.spurious, 0, "{name}: {r:?}");
                 }
-                Strategy::Discrete => unreachable!("not compared here"),
+                ToiMode::Discrete | ToiMode::Custom(_) => unreachable!("not compared here"),
             }
         }
     }
@@ -721,7 +721,7 @@ fn compare_counts_each_bullet_that_tunnels_once() {
     // often the stepper asks about it again
     let (_, c) = compare_scene("bullets");
     for r in &c.results {
-        let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+        let strategy: ToiMode = r.toi.parse().expect("a strategy's own name");
         let (through_pane, through_each_other) = bullets(strategy);
         let tunnelled = through_pane + through_each_other;
         println!(

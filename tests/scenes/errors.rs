@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use toibox::Vec3;
 use toibox::scene::{BallEntry, GeneratorBox, GeneratorEntry, Scene, SceneError, SceneFile};
-use toibox::toi::Strategy;
+use toibox::toi::ToiMode;
 
 /// Where the corpus lives.
 fn corpus_dir() -> PathBuf {
@@ -263,7 +263,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 dt: 0.01,
                 steps: None,
                 gravity: Vec3::ZERO,
-                toi: Strategy::default(),
+                toi: ToiMode::default(),
                 restitution: 1.0,
                 balls: vec![BallEntry {
                     pos: Vec3::new(5.0, 5.0, 5.0),

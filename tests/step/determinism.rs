@@ -15,7 +15,7 @@ use hecs::World;
 use toibox::scene::{Scene, Snapshot, lattice};
 use toibox::{
     BallDef, FixedStep, Plane, Position, PreviousPosition, Real, Simulation, StepConfig, Stepper,
-    Strategy, Vec3, Velocity,
+    ToiMode, Vec3, Velocity,
 };
 
 const DT: Real = 1.0 / 60.0;
@@ -43,7 +43,7 @@ fn gas(count: u64, half: Real, speed: Real, seed: u64) -> World {
     world
 }
 
-fn no_gravity(strategy: Strategy) -> StepConfig {
+fn no_gravity(strategy: ToiMode) -> StepConfig {
     StepConfig {
         gravity: Vec3::ZERO,
         strategy,
@@ -102,13 +102,13 @@ fn the_same_start_gives_the_same_bits() {
     let mut second = gas_500();
     assert_eq!(bits(&first), bits(&second));
     let mut collisions = 0;
-    let mut stepper = Stepper::new(no_gravity(Strategy::Analytic));
+    let mut stepper = Stepper::new(no_gravity(ToiMode::Analytic));
     for _ in 0..300 {
         collisions += stepper.step(&mut first, DT).unwrap().stats.collisions;
     }
     run(
         &mut second,
-        &mut Stepper::new(no_gravity(Strategy::Analytic)),
+        &mut Stepper::new(no_gravity(ToiMode::Analytic)),
         300,
     );
     // The run is not trivial: the balls collided, and moved
@@ -122,18 +122,18 @@ fn a_fresh_stepper_halfway_gives_the_same_bits() {
     let mut whole = gas_500();
     run(
         &mut whole,
-        &mut Stepper::new(no_gravity(Strategy::Analytic)),
+        &mut Stepper::new(no_gravity(ToiMode::Analytic)),
         300,
     );
 
     let mut halves = gas_500();
-    let mut stepper = Stepper::new(no_gravity(Strategy::Analytic));
+    let mut stepper = Stepper::new(no_gravity(ToiMode::Analytic));
     run(&mut halves, &mut stepper, 150);
     let halfway = bits(&halves);
     drop(stepper);
     run(
         &mut halves,
-        &mut Stepper::new(no_gravity(Strategy::Analytic)),
+        &mut Stepper::new(no_gravity(ToiMode::Analytic)),
         150,
     );
     assert_ne!(bits(&halves), halfway);
@@ -170,13 +170,13 @@ fn edit(world: &mut World, step: usize) {
 fn kept_predictions_are_a_cache_edits_and_all() {
     let mut kept = gas_500();
     let mut fresh = gas_500();
-    let mut stepper = Stepper::new(no_gravity(Strategy::Analytic));
+    let mut stepper = Stepper::new(no_gravity(ToiMode::Analytic));
     let mut asked = [0, 0];
     for step in 1..=150 {
         edit(&mut kept, step);
         edit(&mut fresh, step);
         asked[0] += stepper.step(&mut kept, DT).unwrap().stats.toi_queries;
-        let mut new = Stepper::new(no_gravity(Strategy::Analytic));
+        let mut new = Stepper::new(no_gravity(ToiMode::Analytic));
         asked[1] += new.step(&mut fresh, DT).unwrap().stats.toi_queries;
         assert_eq!(bits(&kept), bits(&fresh), "step {step}");
     }
@@ -451,7 +451,7 @@ fn save_and_restore(scene: &str, before: usize, after: usize) -> (u64, u64, usiz
     let path = format!("{}/scenes/{scene}.ron", env!("CARGO_MANIFEST_DIR"));
     let scene = Scene::load(&path).unwrap();
     let mut built = scene.build();
-    let config = built.sim.stepper.config;
+    let config = built.sim.stepper.config.clone();
     let (world, stepper) = (&mut built.sim.world, &mut built.sim.stepper);
     for _ in 0..before {
         stepper.step(world, scene.dt).unwrap();

@@ -54,7 +54,7 @@ use std::sync::OnceLock;
 use glam::DQuat;
 use hecs::{Entity, World};
 use proptest::prelude::*;
-use proptest::strategy::{Strategy as _, ValueTree};
+use proptest::strategy::ValueTree;
 use proptest::test_runner::{RngSeed, TestRunner};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -62,7 +62,7 @@ use toibox::math::random_unit_vector;
 use toibox::sim::{Mass, Radius, Restitution};
 use toibox::{
     Ball, BallDef, CappedCylinder, CollisionEvent, ConvexPolygon, Cylinder, InfiniteCylinder,
-    PairKind, Plane, Position, Real, Shape, StepConfig, StepReport, Stepper, Strategy, Vec3,
+    PairKind, Plane, Position, Real, Shape, StepConfig, StepReport, Stepper, ToiMode, Vec3,
     Velocity,
 };
 
@@ -83,23 +83,23 @@ const PENETRATION_TOLERANCE: Real = 2e-11;
 const MOMENTUM_TOLERANCE: Real = 5e-14;
 
 /// The strategies, in turn: every other world is analytic.
-const STRATEGIES: [Strategy; 10] = [
-    Strategy::Analytic,
-    Strategy::Sliced { slices: 1 },
-    Strategy::Analytic,
-    Strategy::Sliced { slices: 150 },
-    Strategy::Analytic,
-    Strategy::SlicedBisect {
+const STRATEGIES: [ToiMode; 10] = [
+    ToiMode::Analytic,
+    ToiMode::Sliced { slices: 1 },
+    ToiMode::Analytic,
+    ToiMode::Sliced { slices: 150 },
+    ToiMode::Analytic,
+    ToiMode::SlicedBisect {
         slices: 150,
         tolerance: 1e-9,
     },
-    Strategy::Analytic,
-    Strategy::SlicedBisect {
+    ToiMode::Analytic,
+    ToiMode::SlicedBisect {
         slices: 8,
         tolerance: 1e-6,
     },
-    Strategy::Analytic,
-    Strategy::Discrete,
+    ToiMode::Analytic,
+    ToiMode::Discrete,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -575,9 +575,9 @@ impl Outcome {
 /// size). Such a search then reports contacts a whole slice early, where the ball touches
 /// nothing, and a ball between two things closer than its slice's travel bounces between them
 /// at one instant until the cap. Such a world is built to hit the cap, for that strategy.
-fn outruns_its_slices(balls: &[State], strategy: Strategy) -> bool {
-    let slices = match strategy {
-        Strategy::Sliced { slices } | Strategy::SlicedBisect { slices, .. } => slices,
+fn outruns_its_slices(balls: &[State], strategy: &ToiMode) -> bool {
+    let slices = match *strategy {
+        ToiMode::Sliced { slices } | ToiMode::SlicedBisect { slices, .. } => slices,
         _ => return false,
     };
     balls
@@ -588,7 +588,7 @@ fn outruns_its_slices(balls: &[State], strategy: Strategy) -> bool {
 /// Step world `index` (of the cases drawn from the seed) and check every property.
 fn run_world(index: usize, case: &Case) -> Outcome {
     let strategy_index = index % STRATEGIES.len();
-    let strategy = STRATEGIES[strategy_index];
+    let strategy = STRATEGIES[strategy_index].clone();
     let scene = scene(case);
     let (mut world, balls) = spawn(&scene);
     let gravity = if case.gravity {
@@ -598,7 +598,7 @@ fn run_world(index: usize, case: &Case) -> Outcome {
     };
     let mut stepper = Stepper::new(StepConfig {
         gravity,
-        strategy,
+        strategy: strategy.clone(),
         ..StepConfig::default()
     });
     let mut outcome = Outcome {
@@ -648,7 +648,7 @@ fn run_world(index: usize, case: &Case) -> Outcome {
             }
         }
         // Whether or not the step's budget ran out: balls stop at a contact they cannot resolve
-        if strategy == Strategy::Analytic {
+        if strategy == ToiMode::Analytic {
             match check_overlaps(&scene, &after, &report) {
                 Ok(depth) => outcome.worst[2] = outcome.worst[2].max(depth),
                 Err(e) => outcome.violations[2].push(format!("{}: {e}", label(k))),
@@ -657,7 +657,7 @@ fn run_world(index: usize, case: &Case) -> Outcome {
         if let Err(e) = check_stats(&scene, &after, &report) {
             outcome.violations[5].push(format!("{}: {e}", label(k)));
         }
-        if s.events_cap_hits != 0 && outruns_its_slices(&before, strategy) {
+        if s.events_cap_hits != 0 && outruns_its_slices(&before, &strategy) {
             outcome.built_to_hit[strategy_index] += 1;
         } else if s.events_cap_hits != 0 {
             outcome.cap_worlds[strategy_index][usize::from(case.gravity)] = 1;
@@ -808,10 +808,10 @@ fn the_checks_catch_what_they_check() {
 
     // Built to hit the cap: a ball outrunning its slices, for a sampled search only
     let fast = [ball(0.0, 100.0)];
-    assert!(outruns_its_slices(&fast, Strategy::Sliced { slices: 1 }));
-    assert!(!outruns_its_slices(&fast, Strategy::Sliced { slices: 150 }));
-    assert!(!outruns_its_slices(&fast, Strategy::Analytic));
-    assert!(!outruns_its_slices(&fast, Strategy::Discrete));
+    assert!(outruns_its_slices(&fast, &ToiMode::Sliced { slices: 1 }));
+    assert!(!outruns_its_slices(&fast, &ToiMode::Sliced { slices: 150 }));
+    assert!(!outruns_its_slices(&fast, &ToiMode::Analytic));
+    assert!(!outruns_its_slices(&fast, &ToiMode::Discrete));
 
     // Energy: a rise of 1e-12 is caught, so is a loss in an elastic world
     assert!(check_energy(1.0, 1.0 + 1e-12, 100, false).is_err());

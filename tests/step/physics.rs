@@ -19,7 +19,7 @@ use toibox::sim::{Mass, Radius, Restitution, kinetic_energy, momentum};
 use toibox::{
     Ball, BallDef, CappedCylinder, CollisionEvent, ConvexPolygon, Cylinder, InfiniteCylinder,
     PairKind, Plane, Position, Shape, Simulation, StepConfig, StepError, StepReport, StepStats,
-    Stepper, Strategy, Vec3, Velocity,
+    Stepper, ToiMode, Vec3, Velocity,
 };
 
 const EXACT: f64 = 1e-12;
@@ -954,16 +954,16 @@ fn switching_the_strategy_between_steps() {
     let start = |sim: &mut Simulation| {
         set_state(&sim.world, ball, v3(3.0, 0.0, 0.0), v3(-10.0, 0.0, 0.0));
     };
-    let run = |sim: &mut Simulation, strategy: Strategy| {
+    let run = |sim: &mut Simulation, strategy: ToiMode| {
         start(sim);
-        sim.stepper.config.strategy = strategy;
-        let report = sim.step(1.0).unwrap().clone();
+        sim.stepper.config.strategy = strategy.clone();
+        let report = sim.step(1.0).unwrap();
         check_report(&sim.world, &report, 1.0);
         assert!(report.stats.toi_queries > 0, "{strategy}: queries asked");
         (report, position(&sim.world, ball).x)
     };
 
-    let (analytic, x) = run(&mut sim, Strategy::Analytic);
+    let (analytic, x) = run(&mut sim, ToiMode::Analytic);
     assert_eq!(analytic.stats.ball_polygon, 1);
     let e = analytic.events[0];
     assert_eq!((e.a, e.b, e.kind), (ball, plate, PairKind::BallPolygon));
@@ -971,11 +971,11 @@ fn switching_the_strategy_between_steps() {
     assert_vec_close_named(e.normal, Vec3::X, EXACT, "normal towards the ball");
     assert_close_named(x, 7.2, EXACT, "analytic: bounced");
 
-    let (discrete, x) = run(&mut sim, Strategy::Discrete);
+    let (discrete, x) = run(&mut sim, ToiMode::Discrete);
     assert_eq!(discrete.stats.collisions, 0, "{:?}", discrete.events);
     assert_eq!(x, -7.0, "discrete: passed through");
 
-    let (sliced, x) = run(&mut sim, Strategy::Sliced { slices: 150 });
+    let (sliced, x) = run(&mut sim, ToiMode::Sliced { slices: 150 });
     assert_eq!(sliced.stats.ball_polygon, 1);
     let t = 43.0 / 150.0;
     assert_close_named(sliced.events[0].time, t, EXACT, "sliced time");
@@ -986,13 +986,13 @@ fn switching_the_strategy_between_steps() {
         "sliced: bounced early",
     );
 
-    let (coarse, x) = run(&mut sim, Strategy::Sliced { slices: 2 });
+    let (coarse, x) = run(&mut sim, ToiMode::Sliced { slices: 2 });
     assert_eq!(coarse.stats.collisions, 0, "{:?}", coarse.events);
     assert_eq!(x, -7.0, "two slices: passed through");
 
     let (bisect, x) = run(
         &mut sim,
-        Strategy::SlicedBisect {
+        ToiMode::SlicedBisect {
             slices: 150,
             tolerance: 1e-9,
         },
@@ -1006,7 +1006,7 @@ fn switching_the_strategy_between_steps() {
     assert_close_named(x, 7.2, 1e-7, "bisect: bounced");
 
     // And back: the same as the first time, bit for bit
-    let (again, _) = run(&mut sim, Strategy::Analytic);
+    let (again, _) = run(&mut sim, ToiMode::Analytic);
     assert_eq!(again, analytic);
     assert_eq!(sim.steps(), 6);
 }
@@ -1059,7 +1059,7 @@ fn escaped_and_penetration_tell_discrete_from_analytic() {
     assert_eq!(behind_a_plane(&world), 0);
 
     let (mut world, ball, _) = wedge();
-    stepper.config.strategy = Strategy::Discrete;
+    stepper.config.strategy = ToiMode::Discrete;
     let report = step(&mut stepper, &mut world, 1.0);
     assert!(report.stats.ball_plane >= 1, "{:?}", report.events);
     assert_eq!(report.stats.escaped, 1, "{:?}", report.stats);
@@ -1110,7 +1110,7 @@ fn discrete_leaves_an_overlap_that_analytic_prevents() {
     assert_vec_close_named(velocity(&world, b), v3(-2.8, 9.6, 0.0), EXACT, "vB");
     assert!(report.stats.max_penetration <= EXACT);
 
-    stepper.config.strategy = Strategy::Discrete;
+    stepper.config.strategy = ToiMode::Discrete;
     let (mut world, a, b) = setup();
     let report = step(&mut stepper, &mut world, 0.5);
     assert_eq!(report.stats.collisions, 0, "{:?}", report.events);
@@ -1399,7 +1399,7 @@ fn simulation_and_hand_owned_world_agree_bit_for_bit() {
     };
     let dt = 0.01;
 
-    let mut sim = Simulation::new(config);
+    let mut sim = Simulation::new(config.clone());
     for plane in &scene.planes {
         sim.add_plane(*plane);
     }
@@ -1673,7 +1673,7 @@ fn paths_hold_across_steps_without_gravity_and_with_the_exact_strategy() {
     for config in [
         StepConfig::default(),
         StepConfig {
-            strategy: Strategy::Sliced { slices: 10 },
+            strategy: ToiMode::Sliced { slices: 10 },
             ..no_gravity()
         },
     ] {

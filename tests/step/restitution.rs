@@ -197,7 +197,7 @@ fn ball_ball_outcome_does_not_depend_on_the_phase_of_the_contact() {
                     let report = sim.step(DT).unwrap();
                     let what = format!("dir {dir}, e = {e}, phase {phase}, step {step}");
                     if step == 4 {
-                        let event = single_event(report, PairKind::BallBall);
+                        let event = single_event(&report, PairKind::BallBall);
                         let error = (event.time - phase * DT).abs();
                         worst_time = worst_time.max(error / DT);
                         assert!(error <= EXACT * DT, "{what}: event at {}", event.time);
@@ -249,7 +249,7 @@ fn ball_plane_outcome_does_not_depend_on_the_phase_of_the_contact() {
                 let report = sim.step(DT).unwrap();
                 let what = format!("e = {e}, phase {phase}, step {step}");
                 if step == 4 {
-                    let event = single_event(report, PairKind::BallPlane);
+                    let event = single_event(&report, PairKind::BallPlane);
                     let error = (event.time - phase * DT).abs();
                     worst_time = worst_time.max(error / DT);
                     assert!(error <= EXACT * DT, "{what}: event at {}", event.time);

@@ -217,7 +217,7 @@ fn without_gravity_nothing_rests_and_nothing_sleeps() {
         ..StepConfig::default()
     };
     let closed_box = |half: Real| {
-        let mut sim = Simulation::new(config);
+        let mut sim = Simulation::new(config.clone());
         for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
             sim.add_plane(Plane::new(-axis * half, axis).unwrap());
             sim.add_plane(Plane::new(axis * half, -axis).unwrap());
@@ -561,7 +561,7 @@ fn bad_sleep_settings_are_refused_and_change_nothing() {
     step_until_asleep(&mut sim, 600);
     sim.spawn_ball(BallDef::new(v3(1.0, 2.0, 0.0), 0.1).restitution(0.4));
     sim.step(DT).unwrap();
-    let good = sim.stepper.config;
+    let good = sim.stepper.config.clone();
     let before = state(&sim.world);
     let report = sim.report().clone();
 
@@ -570,7 +570,7 @@ fn bad_sleep_settings_are_refused_and_change_nothing() {
         f(&mut s);
         StepConfig {
             sleep: Some(s),
-            ..good
+            ..good.clone()
         }
     };
     let cases: Vec<(StepConfig, &str)> = vec![
@@ -590,34 +590,34 @@ fn bad_sleep_settings_are_refused_and_change_nothing() {
         (
             StepConfig {
                 gravity: v3(0.0, Real::NAN, 0.0),
-                ..good
+                ..good.clone()
             },
             "gravity",
         ),
         (
             StepConfig {
                 gravity: v3(Real::INFINITY, -G, 0.0),
-                ..good
+                ..good.clone()
             },
             "gravity",
         ),
         (
             StepConfig {
                 rest_speed: Some(-1.0),
-                ..good
+                ..good.clone()
             },
             "rest_speed",
         ),
         (
             StepConfig {
                 rest_speed: Some(Real::NAN),
-                ..good
+                ..good.clone()
             },
             "rest_speed",
         ),
     ];
     for (config, field) in cases {
-        sim.stepper.config = config;
+        sim.stepper.config = config.clone();
         match sim.step(DT) {
             Err(StepError::InvalidConfig { field: f, allowed }) => {
                 assert_eq!(f, field, "{config:?}");
@@ -629,7 +629,7 @@ fn bad_sleep_settings_are_refused_and_change_nothing() {
         assert_eq!(sim.report(), &report, "{field}");
     }
     // The refused configurations were never seen: the sleeper sleeps on
-    sim.stepper.config = good;
+    sim.stepper.config = good.clone();
     assert!(sim.step(DT).is_ok());
     assert!(asleep(&sim.world, sleeper));
     // Edge values that are allowed: speed and drift zero. A changed configuration wakes it

@@ -11,7 +11,7 @@ use toibox::toi::analytic::{
 };
 use toibox::{
     Analytic, CappedCylinder, Contact, ConvexPolygon, Cylinder, Discrete, InfiniteCylinder,
-    MovingBall, Plane, Shape, Sliced, SlicedBisect, Strategy, Toi, ToiStatus, ToiStrategy, Vec3,
+    MovingBall, Plane, Shape, Sliced, SlicedBisect, Toi, ToiMode, ToiStatus, ToiStrategy, Vec3,
 };
 
 const EXACT: f64 = 1e-12;
@@ -483,10 +483,7 @@ fn infinite_cylinder_through_every_entry_point() {
     let direct = ball_infinite_cylinder(&b, &nehe_oblique_cylinder(), 10.0);
     assert_eq!(ball_cylinder(&b, &cylinder, 10.0), direct);
     assert_eq!(Analytic.ball_cylinder(&b, &cylinder, 10.0), direct);
-    assert_eq!(
-        Strategy::Analytic.ball_cylinder(&b, &cylinder, 10.0),
-        direct
-    );
+    assert_eq!(ToiMode::Analytic.ball_cylinder(&b, &cylinder, 10.0), direct);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -913,7 +910,7 @@ fn sliced_reports_the_previous_slice_end() {
     // The contact is measured at t = 0.5: gap 0.2, so depth 0.
     assert_contact(&c, 0.5, Vec3::ZERO, Vec3::Y, 0.0, EXACT);
     assert_eq!(
-        Strategy::Sliced { slices: 10 }.ball_plane(&b, &floor(), 1.0),
+        ToiMode::Sliced { slices: 10 }.ball_plane(&b, &floor(), 1.0),
         Toi::Hit(c)
     );
 }
@@ -930,7 +927,7 @@ fn sliced_bisect_is_within_its_tolerance_below_the_analytic_time() {
     assert!(t <= 0.55 && t >= 0.55 - tolerance, "t = {t}");
     assert!(!floor().overlaps(&b.at(t)));
     assert_eq!(
-        Strategy::SlicedBisect {
+        ToiMode::SlicedBisect {
             slices: 10,
             tolerance
         }
@@ -946,7 +943,7 @@ fn discrete_reports_the_end_with_its_depth() {
     let c = hit(Discrete.ball_plane(&falling_055(), &floor(), 1.0));
     assert_contact(&c, 1.0, Vec3::ZERO, Vec3::Y, 1.8, EXACT);
     assert_eq!(
-        Strategy::Discrete.ball_plane(&falling_055(), &floor(), 1.0),
+        ToiMode::Discrete.ball_plane(&falling_055(), &floor(), 1.0),
         Toi::Hit(c)
     );
 }
@@ -1043,9 +1040,9 @@ fn sliced_reports_a_start_overlap() {
     // Behind the floor: depth 4, as for Analytic.
     let behind = ball(v3(2.0, -3.0, 3.0), 1.0, v3(0.0, 1.0, 0.0));
     for strategy in [
-        Strategy::Analytic,
-        Strategy::Sliced { slices: 10 },
-        Strategy::SlicedBisect {
+        ToiMode::Analytic,
+        ToiMode::Sliced { slices: 10 },
+        ToiMode::SlicedBisect {
             slices: 10,
             tolerance: 1e-9,
         },

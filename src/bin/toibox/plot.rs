@@ -18,21 +18,6 @@
 //!
 //! The picture is drawn into a temporary file next to the target and renamed onto it: on any
 //! error no file, partial or whole, is left behind.
-//!
-//! ```no_run
-//! use std::path::Path;
-//! use toibox::plot::{DEFAULT_SIZE, Series, plot_comparison};
-//!
-//! let series = vec![Series {
-//!     label: "analytic".to_string(),
-//!     time: vec![0.5, 1.0],
-//!     energy: vec![0.0, 1e-12],
-//!     overlap: vec![0.0, 0.0],
-//!     ..Series::default()
-//! }];
-//! plot_comparison(Path::new("compare.svg"), "pile", &series, DEFAULT_SIZE)?;
-//! # Ok::<(), toibox::plot::PlotError>(())
-//! ```
 
 use std::fmt;
 use std::io;
@@ -55,7 +40,7 @@ pub const MAX_SIDE: u32 = 4096;
 pub const DEFAULT_SIZE: (u32, u32) = (1200, 900);
 
 /// The extensions a plot's path may have (in any case): the file types it can be written as.
-pub const EXTENSIONS: &[&str] = &["png", "svg"];
+pub const EXTENSIONS: &[&str] = toibox::output::Output::Plot.extensions();
 
 /// One strategy's curves over a run, a value per step.
 ///
@@ -133,20 +118,6 @@ pub enum PlotError {
         /// The error.
         source: io::Error,
     },
-}
-
-impl PlotError {
-    /// Return the file the plot was to be written to.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        match self {
-            Self::Size { path, .. }
-            | Self::Path { path }
-            | Self::Extension { path }
-            | Self::Draw { path, .. }
-            | Self::Io { path, .. } => path,
-        }
-    }
 }
 
 impl fmt::Display for PlotError {
@@ -392,7 +363,7 @@ fn render<DB: DrawingBackend>(
 }
 
 /// The embedded font: DejaVu Sans, cut down to Latin, Greek and common symbols.
-static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans-subset.ttf");
+static FONT: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-subset.ttf");
 
 /// The family every text here uses; the plotting library's own defaults use it too.
 const FAMILY: &str = "sans-serif";
@@ -1422,8 +1393,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("no-such-dir").join("compare.png");
         let err = plot_comparison(&path, "t", &four_series(), DEFAULT_SIZE).unwrap_err();
-        assert!(matches!(err, PlotError::Io { .. }), "{err:?}");
-        assert_eq!(err.path(), path);
+        assert!(
+            matches!(&err, PlotError::Io { path: named, .. } if *named == path),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("compare.png"), "{err}");
         assert!(entries(dir.path()).is_empty());
     }

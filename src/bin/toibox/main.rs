@@ -1,4 +1,7 @@
-//! The `toibox` command line.
+//! The `toibox` command line (feature `cli`): clap arguments, the commands, and their output
+//! as tables, JSON, CSV and plots.
+
+mod plot;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -6,21 +9,25 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use toibox::Strategy;
+use toibox::ToiMode;
 use toibox::output::{self, Output};
-use toibox::plot::{self, Series};
 use toibox::runs::{self, RunOptions, RunReport};
 use toibox::scene::{Scene, SceneError};
 use toibox::sweeps::{self, Comparison, PairKind};
 
+use plot::Series;
+
 /// toibox: a ball simulation with pluggable, exact time of impact.
 ///
-/// With no command, opens the NeHe room in the viewer.
+/// With no command, opens the NeHe room in the viewer; `toibox SCENE.ron` opens that scene.
 #[derive(Parser, Debug)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// A scene file (RON) to open in the viewer: the same as `toibox view SCENE`.
+    #[arg(value_name = "SCENE")]
+    scene: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -46,11 +53,11 @@ struct ViewArgs {
     scene: Option<PathBuf>,
     /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
     /// scene's `toi`.
-    #[arg(long, value_name = "STRATEGY")]
-    toi: Option<String>,
+    #[arg(long, value_name = "STRATEGY", conflicts_with = "compare")]
+    toi: Option<ToiMode>,
     /// Two strategies side by side, comma-separated, e.g. analytic,sliced:20.
-    #[arg(long, value_name = "A,B")]
-    compare: Option<String>,
+    #[arg(long, value_name = "A,B", value_parser = parse_pair)]
+    compare: Option<Pair>,
     /// Draw N frames, each exactly one step, then close.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
@@ -58,8 +65,32 @@ struct ViewArgs {
     #[arg(long, value_name = "FILE.png", requires = "frames")]
     screenshot: Option<PathBuf>,
     /// The window's size in pixels, WIDTHxHEIGHT; default 1280x800.
-    #[arg(long, value_name = "WxH")]
-    size: Option<String>,
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    size: Option<(u32, u32)>,
+}
+
+/// Two strategies, for `view --compare`.
+#[derive(Clone, Debug)]
+struct Pair(ToiMode, ToiMode);
+
+/// Read `A,B`: two strategy names.
+fn parse_pair(text: &str) -> Result<Pair, String> {
+    let names: Vec<&str> = text.split(',').collect();
+    let [a, b] = names[..] else {
+        return Err("allowed: two strategies, comma-separated, e.g. analytic,sliced:20".to_owned());
+    };
+    let read = |name: &str| name.trim().parse::<ToiMode>().map_err(|e| e.to_string());
+    Ok(Pair(read(a)?, read(b)?))
+}
+
+/// Read a window size, `WIDTHxHEIGHT`.
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let error = || "allowed: WIDTHxHEIGHT in pixels, e.g. 1280x800".to_owned();
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(error)?;
+    Ok((
+        w.trim().parse().map_err(|_| error())?,
+        h.trim().parse().map_err(|_| error())?,
+    ))
 }
 
 #[derive(Parser, Debug)]
@@ -72,11 +103,11 @@ struct RunArgs {
     /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
     /// scene's `toi`.
     #[arg(long)]
-    toi: Option<Strategy>,
+    toi: Option<ToiMode>,
     /// Print one JSON object instead of a summary.
     #[arg(long)]
     json: bool,
-    /// With --json, list every collision.
+    /// List every collision: one line each, or an `events` list with --json.
     #[arg(long)]
     events: bool,
 }
@@ -94,7 +125,7 @@ struct CompareArgs {
         value_delimiter = ',',
         default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
     )]
-    toi: Vec<Strategy>,
+    toi: Vec<ToiMode>,
     /// Compare the sliced strategies at each of these slice counts (comma-separated), with
     /// analytic: sliced:N and sliced-bisect:N for each N. With --plot, draws the trade-off:
     /// cost per step against missed contacts.
@@ -140,7 +171,7 @@ struct SweepsArgs {
         value_delimiter = ',',
         default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
     )]
-    toi: Vec<Strategy>,
+    toi: Vec<ToiMode>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -148,7 +179,13 @@ struct SweepsArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::View(ViewArgs::default())) {
+    let view_scene = || {
+        Command::View(ViewArgs {
+            scene: cli.scene.clone(),
+            ..ViewArgs::default()
+        })
+    };
+    match cli.command.unwrap_or_else(view_scene) {
         Command::View(args) => view(&args),
         Command::Run(args) => run(&args),
         Command::Compare(args) => compare(&args),
@@ -164,7 +201,7 @@ fn fail(error: impl std::fmt::Display) -> ExitCode {
 }
 
 /// The NeHe room, built in, for when `toibox` runs away from the repository.
-const NEHE_ROOM_TEXT: &str = include_str!("../scenes/nehe_room.ron");
+const NEHE_ROOM_TEXT: &str = include_str!("../../../scenes/nehe_room.ron");
 
 fn view(args: &ViewArgs) -> ExitCode {
     // The options first: a bad list or path fails before the scene is read
@@ -173,14 +210,12 @@ fn view(args: &ViewArgs) -> ExitCode {
     {
         return fail(e);
     }
-    let strategies = match view_strategies(args) {
-        Ok(strategies) => strategies,
-        Err(e) => return fail(e),
+    let strategies = match (&args.compare, &args.toi) {
+        (Some(Pair(a, b)), _) => vec![a.clone(), b.clone()],
+        (None, Some(toi)) => vec![toi.clone()],
+        (None, None) => Vec::new(),
     };
-    let size = match args.size.as_deref().map(parse_size).transpose() {
-        Ok(size) => size,
-        Err(e) => return fail(e),
-    };
+    let size = args.size;
     let path = args.scene.as_deref().unwrap_or(Path::new(NEHE_ROOM));
     let (scene, path) = match (&args.scene, Scene::load(path)) {
         (_, Ok(scene)) => (scene, path),
@@ -196,50 +231,12 @@ fn view(args: &ViewArgs) -> ExitCode {
     show(scene, path, args, strategies, size)
 }
 
-/// Return the strategies of `view`'s panes: `--compare`'s two, `--toi`'s one, or none (the
-/// scene's own).
-fn view_strategies(args: &ViewArgs) -> Result<Vec<Strategy>, String> {
-    match (&args.compare, &args.toi) {
-        (Some(_), Some(_)) => Err("--compare and --toi: give one or the other".to_owned()),
-        (Some(list), None) => {
-            let strategies = list
-                .split(',')
-                .map(|name| name.trim().parse::<Strategy>())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("--compare: {e}"))?;
-            if strategies.len() != 2 {
-                return Err(format!(
-                    "--compare lists {} strategies; allowed: two, comma-separated, e.g. analytic,sliced:20",
-                    strategies.len()
-                ));
-            }
-            Ok(strategies)
-        }
-        (None, Some(name)) => name
-            .trim()
-            .parse::<Strategy>()
-            .map(|s| vec![s])
-            .map_err(|e| format!("--toi: {e}")),
-        (None, None) => Ok(Vec::new()),
-    }
-}
-
-/// Read a window size, `WIDTHxHEIGHT`.
-fn parse_size(text: &str) -> Result<(u32, u32), String> {
-    let error = || format!("--size `{text}`; allowed: WIDTHxHEIGHT in pixels, e.g. 1280x800");
-    let (w, h) = text.split_once(['x', 'X']).ok_or_else(error)?;
-    Ok((
-        w.trim().parse().map_err(|_| error())?,
-        h.trim().parse().map_err(|_| error())?,
-    ))
-}
-
 #[cfg(feature = "viewer")]
 fn show(
     scene: Scene,
     path: &Path,
     args: &ViewArgs,
-    strategies: Vec<Strategy>,
+    strategies: Vec<ToiMode>,
     size: Option<(u32, u32)>,
 ) -> ExitCode {
     use toibox::viewer::{self, ViewOptions};
@@ -282,7 +279,7 @@ fn show(
     scene: Scene,
     path: &Path,
     args: &ViewArgs,
-    strategies: Vec<Strategy>,
+    strategies: Vec<ToiMode>,
     size: Option<(u32, u32)>,
 ) -> ExitCode {
     if args.frames.is_some() || args.screenshot.is_some() || size.is_some() || strategies.len() > 1
@@ -293,11 +290,11 @@ fn show(
 }
 
 /// Run `scene` headless with the first of `strategies` (or its own), saying `why` first.
-fn view_headless(scene: &Scene, path: &Path, strategies: &[Strategy], why: &str) -> ExitCode {
+fn view_headless(scene: &Scene, path: &Path, strategies: &[ToiMode], why: &str) -> ExitCode {
     eprintln!("{why}; running {} headless", path.display());
     let options = RunOptions {
         steps: scene.steps,
-        toi: strategies.first().copied().unwrap_or(scene.toi),
+        toi: strategies.first().unwrap_or(&scene.toi).clone(),
         events: false,
     };
     headless(scene, path, options, false)
@@ -310,7 +307,7 @@ fn run(args: &RunArgs) -> ExitCode {
     };
     let options = RunOptions {
         steps: args.steps.unwrap_or(scene.steps),
-        toi: args.toi.unwrap_or(scene.toi),
+        toi: args.toi.clone().unwrap_or_else(|| scene.toi.clone()),
         events: args.events,
     };
     headless(&scene, &args.scene, options, args.json)
@@ -333,8 +330,36 @@ fn headless(scene: &Scene, path: &Path, options: RunOptions, json: bool) -> Exit
         );
     } else {
         print_summary(&report);
+        if let Some(events) = &report.events {
+            print_events(events);
+        }
     }
     ExitCode::SUCCESS
+}
+
+/// Print each collision on a line of its own, in the order they happened.
+fn print_events(events: &[runs::EventRecord]) {
+    println!("  {} events:", events.len());
+    for e in events {
+        let [px, py, pz] = e.point;
+        let [nx, ny, nz] = e.normal;
+        println!(
+            "  step {:>6}  t {:<12}  {:<13} ball {} with {} {}  at ({}, {}, {})  normal ({}, {}, {})  impulse {:.6e}",
+            e.step,
+            short(e.time),
+            e.kind,
+            e.a,
+            e.kind.strip_prefix("ball_").unwrap_or(e.kind),
+            e.b,
+            short(px),
+            short(py),
+            short(pz),
+            short(nx),
+            short(ny),
+            short(nz),
+            e.impulse
+        );
+    }
 }
 
 fn print_summary(r: &RunReport) {
@@ -353,25 +378,25 @@ fn print_summary(r: &RunReport) {
         r.toi
     );
     println!(
-        "  {} balls; {} collisions (ball-ball {}, plane {}, cylinder {}, polygon {}); {} TOI queries",
-        r.balls.len(),
-        s.collisions,
+        "  {}; {} (ball-ball {}, plane {}, cylinder {}, polygon {}); {}",
+        count(r.balls.len(), "ball"),
+        count(s.collisions, "collision"),
         s.ball_ball,
         s.ball_plane,
         s.ball_cylinder,
         s.ball_polygon,
-        s.toi_queries
+        count(s.toi_queries, "TOI query")
     );
     let drift = runs::relative_change(s.energy_start, s.energy_end);
     println!(
-        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} balls stopped short); asleep at the end {}",
+        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} stopped short); asleep at the end {}",
         s.energy_start,
         s.energy_end,
         s.max_penetration,
         s.escaped,
         s.passed_through,
         s.events_cap_hits,
-        s.stopped,
+        count(s.stopped, "ball"),
         s.sleeping
     );
     println!(
@@ -379,6 +404,15 @@ fn print_summary(r: &RunReport) {
         s.wall_ms,
         s.wall_ms / r.steps.max(1) as f64
     );
+}
+
+/// Return `n` and `noun`, in the plural unless `n` is 1: "1 ball", "2 balls", "0 TOI queries".
+fn count(n: impl TryInto<u64> + Copy + std::fmt::Display, noun: &str) -> String {
+    match (n.try_into().ok(), noun.strip_suffix('y')) {
+        (Some(1), _) => format!("{n} {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
 }
 
 /// Return `x` with at most 6 decimals and no trailing zeros.
@@ -409,15 +443,12 @@ fn compare(args: &CompareArgs) -> ExitCode {
     let strategies = if args.slices.is_empty() {
         args.toi.clone()
     } else {
-        let sliced = args
-            .slices
-            .iter()
-            .map(|&slices| Strategy::Sliced { slices });
-        let bisect = (args.slices.iter()).map(|&slices| Strategy::SlicedBisect {
+        let sliced = args.slices.iter().map(|&slices| ToiMode::Sliced { slices });
+        let bisect = (args.slices.iter()).map(|&slices| ToiMode::SlicedBisect {
             slices,
-            tolerance: Strategy::BISECT_TOLERANCE,
+            tolerance: ToiMode::BISECT_TOLERANCE,
         });
-        std::iter::once(Strategy::Analytic)
+        std::iter::once(ToiMode::Analytic)
             .chain(sliced)
             .chain(bisect)
             .collect()
@@ -503,11 +534,13 @@ fn series_of(c: &runs::Comparison) -> Vec<Series> {
 fn pareto_of(c: &runs::Comparison) -> Vec<plot::ParetoPoint> {
     (c.results.iter())
         .map(|r| {
-            let strategy: Strategy = r.toi.parse().expect("a strategy's own name");
+            let strategy: ToiMode = r.toi.parse().expect("a strategy's own name");
             let (family, label) = match strategy {
-                Strategy::Sliced { slices } => ("sliced", slices.to_string()),
-                Strategy::SlicedBisect { slices, .. } => ("sliced-bisect", slices.to_string()),
-                Strategy::Analytic | Strategy::Discrete => (r.toi.as_str(), r.toi.clone()),
+                ToiMode::Sliced { slices } => ("sliced", slices.to_string()),
+                ToiMode::SlicedBisect { slices, .. } => ("sliced-bisect", slices.to_string()),
+                ToiMode::Analytic | ToiMode::Discrete | ToiMode::Custom(_) => {
+                    (r.toi.as_str(), r.toi.clone())
+                }
             };
             plot::ParetoPoint {
                 label,
@@ -626,14 +659,14 @@ fn check(args: &CheckArgs) -> ExitCode {
     for path in &args.scenes {
         match Scene::load(path) {
             Ok(scene) => println!(
-                "ok: {}: {} balls, {} planes, {} cylinders, {} polygons; dt {}, {} steps, {}",
+                "ok: {}: {}, {}, {}, {}; dt {}, {}, {}",
                 path.display(),
-                scene.balls.len(),
-                scene.planes.len(),
-                scene.cylinders.len(),
-                scene.polygons.len(),
+                count(scene.balls.len(), "ball"),
+                count(scene.planes.len(), "plane"),
+                count(scene.cylinders.len(), "cylinder"),
+                count(scene.polygons.len(), "polygon"),
                 scene.dt,
-                scene.steps,
+                count(scene.steps, "step"),
                 scene.toi
             ),
             Err(e) => {
