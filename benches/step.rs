@@ -40,7 +40,7 @@ const GASES: [(u64, &str, usize); 3] = [
 
 /// The path of `scenes/gas_{name}.ron`.
 fn gas_path(name: &str) -> String {
-    format!("{}/scenes/gas_{name}.ron", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/../scenes/gas_{name}.ron", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// What one gas cost: stepping time and collisions, and heap bytes above the level before it
@@ -165,7 +165,7 @@ fn gas_report() {
 
 /// The gas of `scenes/gas_{name}.ron`, warmed up for a few steps so that it is mixed: its world,
 /// a stepper configured as the scene says, and its dt.
-fn gas(name: &str) -> (hecs::World, Stepper, f64) {
+fn gas(name: &str) -> (toibox::hecs::World, Stepper, f64) {
     let scene = Scene::load(gas_path(name)).unwrap_or_else(|e| panic!("{e}"));
     let mut built = scene.build();
     for _ in 0..WARM_UP {
@@ -190,7 +190,7 @@ fn step_scaling(c: &mut Criterion) {
 /// asleep, and with sleeping switched off (every ball awake, resting contacts resolved anew
 /// each step).
 fn resting_pile(c: &mut Criterion) {
-    let path = format!("{}/scenes/resting_pile.ron", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../scenes/resting_pile.ron", env!("CARGO_MANIFEST_DIR"));
     let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let count = scene.balls.len() as u64;
     let mut built = scene.build();

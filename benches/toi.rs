@@ -1,6 +1,6 @@
 //! Time-of-impact kernels: each strategy on the same seeded sweeps of every pair kind.
 //!
-//! `cargo bench --bench toi` prints the time per batch of queries and the queries per second;
+//! `cargo bench -p toibox-benches --bench toi` prints the time per batch of queries and the queries per second;
 //! compare strategies within one run (absolute times drift on shared machines).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

@@ -250,21 +250,23 @@ impl<'a> Runner<'a> {
         stats.sleeping = s.sleeping;
         if let Some(events) = &mut self.events {
             for e in &report.events {
-                let index = |entity| match world.item(entity) {
-                    Some(
-                        SceneItem::Ball(i)
-                        | SceneItem::Plane(i)
-                        | SceneItem::Cylinder(i)
-                        | SceneItem::Polygon(i),
-                    ) => i,
-                    None => usize::MAX,
+                let index = |entity| match world.item(entity)? {
+                    SceneItem::Ball(i)
+                    | SceneItem::Plane(i)
+                    | SceneItem::Cylinder(i)
+                    | SceneItem::Polygon(i) => Some(i),
+                };
+                // A run spawns nothing: every entity of an event is an item of the scene
+                let (Some(a), Some(b)) = (index(e.a), index(e.b)) else {
+                    debug_assert!(false, "an event of an entity not in the scene: {e:?}");
+                    continue;
                 };
                 events.push(EventRecord {
                     step: self.steps,
                     time: start_time + e.time,
                     kind: e.kind.name(),
-                    a: index(e.a),
-                    b: index(e.b),
+                    a,
+                    b,
                     point: e.point.to_array(),
                     normal: e.normal.to_array(),
                     impulse: e.impulse,

@@ -34,16 +34,19 @@ const TOUCH_TOLERANCE: Real = 1e-9;
 
 /// Why a scene could not be loaded. The message names the file and either the line and column
 /// (syntax and types) or the field path (values), and says what is allowed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, thiserror::Error)]
 pub enum SceneError {
     /// The file could not be read.
+    #[error("{file}: cannot read the scene: {reason}")]
     Read {
         /// The file.
         file: String,
-        /// What went wrong.
-        message: String,
+        /// What went wrong; [`source`](std::error::Error::source) gives it too.
+        #[source]
+        reason: ReadError,
     },
     /// The text is not a scene: malformed RON, an unknown field, a wrong type.
+    #[error("{file}:{line}:{column}: {message}")]
     Syntax {
         /// The file.
         file: String,
@@ -55,6 +58,7 @@ pub enum SceneError {
         message: String,
     },
     /// A value is out of its range, or things start overlapping.
+    #[error("{file}: {field}: {message}")]
     Value {
         /// The file.
         file: String,
@@ -65,26 +69,44 @@ pub enum SceneError {
     },
 }
 
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Read { file, message } => write!(f, "{file}: cannot read the scene: {message}"),
-            Self::Syntax {
-                file,
-                line,
-                column,
-                message,
-            } => write!(f, "{file}:{line}:{column}: {message}"),
-            Self::Value {
-                file,
-                field,
-                message,
-            } => write!(f, "{file}: {field}: {message}"),
-        }
-    }
+/// Why a scene file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file system refused: no such file, no permission, ...
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The path is a directory.
+    #[error("it is a directory; allowed: a RON scene file")]
+    Directory,
+    /// The file is larger than a scene may be.
+    #[error("it has {bytes} bytes; allowed: at most {max} (use generators for many balls)")]
+    TooLarge {
+        /// The file's size.
+        bytes: u64,
+        /// The largest size allowed, [`MAX_FILE_BYTES`].
+        max: u64,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{0}; allowed: UTF-8 text")]
+    NotUtf8(#[from] std::string::FromUtf8Error),
 }
 
-impl std::error::Error for SceneError {}
+/// A value of a scene that is out of its range, or things that start overlapping: the field
+/// path and what is wrong and what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct ValueError {
+    /// The field path, e.g. `balls[3].radius`.
+    pub field: String,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl From<(String, String)> for ValueError {
+    fn from((field, message): (String, String)) -> Self {
+        Self { field, message }
+    }
+}
 
 /// Where a ball of a scene comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,26 +219,22 @@ impl Scene {
     pub fn load(path: impl AsRef<Path>) -> Result<Self, SceneError> {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let read_error = |message: String| SceneError::Read {
+        let read_error = |reason: ReadError| SceneError::Read {
             file: file.clone(),
-            message,
+            reason,
         };
-        let metadata = std::fs::metadata(path).map_err(|e| read_error(e.to_string()))?;
+        let metadata = std::fs::metadata(path).map_err(|e| read_error(e.into()))?;
         if metadata.is_dir() {
-            return Err(read_error(
-                "it is a directory; allowed: a RON scene file".to_owned(),
-            ));
+            return Err(read_error(ReadError::Directory));
         }
         if metadata.len() > MAX_FILE_BYTES {
-            return Err(read_error(format!(
-                "it has {} bytes; allowed: at most {MAX_FILE_BYTES} (use generators for many \
-                 balls)",
-                metadata.len()
-            )));
+            return Err(read_error(ReadError::TooLarge {
+                bytes: metadata.len(),
+                max: MAX_FILE_BYTES,
+            }));
         }
-        let bytes = std::fs::read(path).map_err(|e| read_error(e.to_string()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|e| read_error(format!("{e}; allowed: UTF-8 text")))?;
+        let bytes = std::fs::read(path).map_err(|e| read_error(e.into()))?;
+        let text = String::from_utf8(bytes).map_err(|e| read_error(e.into()))?;
         Self::parse(&text, &file)
     }
 
@@ -231,7 +249,7 @@ impl Scene {
             column: e.span.start.col,
             message: syntax_message(&e.code),
         })?;
-        Self::from_file(&parsed).map_err(|(field, message)| SceneError::Value {
+        Self::from_file(&parsed).map_err(|ValueError { field, message }| SceneError::Value {
             file: file.to_owned(),
             field,
             message,
@@ -240,8 +258,13 @@ impl Scene {
 
     /// Check a parsed scene file and expand its generators; on failure, the field path and
     /// what is wrong.
-    pub fn from_file(file: &SceneFile) -> Result<Self, (String, String)> {
-        let err = |field: &str, message: String| Err((field.to_owned(), message));
+    pub fn from_file(file: &SceneFile) -> Result<Self, ValueError> {
+        let err = |field: &str, message: String| {
+            Err(ValueError {
+                field: field.to_owned(),
+                message,
+            })
+        };
         if !positive(file.dt) {
             return err(
                 "dt",

@@ -38,6 +38,7 @@ pub use generators::{
     GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, gas_box_side, lattice, random_block,
 };
 pub use load::{
-    BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, Scene, SceneError, SceneItem, SceneWorld,
+    BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, ReadError, Scene, SceneError, SceneItem,
+    SceneWorld, ValueError,
 };
 pub use snapshot::{BallState, CylinderState, PathState, PlaneState, SleepState, Snapshot, Static};

@@ -187,6 +187,21 @@ fn a_missing_file_is_a_read_error_naming_it() {
     let text = error.to_string();
     assert!(text.starts_with(&format!("{file}: ")), "{text}");
     assert!(text.contains("cannot read the scene"), "{text}");
+    // The cause is kept, typed: the file system's own error
+    let source = std::error::Error::source(&error).expect("a cause");
+    let io = source
+        .downcast_ref::<toibox::scene::ReadError>()
+        .and_then(|reason| std::error::Error::source(reason))
+        .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+        .expect("an io::Error under the read error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert!(matches!(
+        &error,
+        SceneError::Read {
+            reason: toibox::scene::ReadError::Io(_),
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -279,7 +294,10 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 cylinders: Vec::new(),
                 polygons: Vec::new(),
             };
-            let (path, message) = Scene::from_file(&file).unwrap_err();
+            let toibox::scene::ValueError {
+                field: path,
+                message,
+            } = Scene::from_file(&file).unwrap_err();
             assert_eq!(path, field, "{message}");
             assert!(
                 message.contains("brings the scene to 100000000000"),

@@ -340,7 +340,7 @@ fn check_error(error: &SceneError, source: &str) -> Result<(), String> {
         return Err(format!("the message says nothing: {text:?}"));
     }
     let filled = match error {
-        SceneError::Read { file, message } => file == source && !message.is_empty(),
+        SceneError::Read { file, reason } => file == source && !reason.to_string().is_empty(),
         SceneError::Syntax {
             file,
             line,
