@@ -215,6 +215,19 @@ impl SceneWorld {
 }
 
 impl Scene {
+    /// Return how front ends name ball `index`: `ball 3`, with its scene name after it where
+    /// it has one that says more (`ball 0 (cue)`, but `ball 0` for a ball named "ball 0").
+    #[must_use]
+    pub fn ball_label(&self, index: usize) -> String {
+        let plain = format!("ball {index}");
+        match self.balls.get(index).and_then(|b| b.name.as_deref()) {
+            Some(name) if name.trim() != plain && !name.trim().is_empty() => {
+                format!("{plain} ({name})")
+            }
+            _ => plain,
+        }
+    }
+
     /// Read, parse and check the scene file at `path`.
     pub fn load(path: impl AsRef<Path>) -> Result<Self, SceneError> {
         let path = path.as_ref();

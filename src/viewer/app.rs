@@ -364,8 +364,7 @@ impl App {
                 }
                 let r = self.scene.balls[i].radius;
                 self.camera.orbit.distance = (15.0 * r).max(0.25 * self.bounds.radius());
-                let name = self.scene.balls[i].name.as_deref().unwrap_or("");
-                self.say(format!("following ball {i} {name}").trim_end().to_owned());
+                self.say(format!("following {}", self.scene.ball_label(i)));
             }
             None => {
                 if let Some(orbit) = self.unfollowed.take() {

@@ -780,3 +780,20 @@ fn compare_counts_each_bullet_that_tunnels_once() {
         assert_eq!(r.missed + r.compared, 15, "{r:?}");
     }
 }
+
+#[test]
+fn front_ends_name_balls_once() {
+    // The NeHe room names its balls "ball 0", ...: said once, not "ball 0 ball 0"
+    let room = load("nehe_room");
+    assert_eq!(room.balls[0].name.as_deref(), Some("ball 0"));
+    assert_eq!(room.ball_label(0), "ball 0");
+    // A name that says more follows the number
+    let billiards = load("billiards_break");
+    let cue = (billiards.balls.iter())
+        .position(|b| b.name.as_deref() == Some("cue"))
+        .expect("a cue ball");
+    assert_eq!(billiards.ball_label(cue), format!("ball {cue} (cue)"));
+    // No name: the number alone
+    let gas = load("gas_1k");
+    assert_eq!(gas.ball_label(7), "ball 7");
+}

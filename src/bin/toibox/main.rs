@@ -387,12 +387,12 @@ fn print_summary(r: &RunReport) {
         s.ball_polygon,
         count(s.toi_queries, "TOI query")
     );
-    let drift = runs::relative_change(s.energy_start, s.energy_end);
+    let drift = plain_zero(runs::relative_change(s.energy_start, s.energy_end));
     println!(
         "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} stopped short); asleep at the end {}",
-        s.energy_start,
-        s.energy_end,
-        s.max_penetration,
+        plain_zero(s.energy_start),
+        plain_zero(s.energy_end),
+        plain_zero(s.max_penetration),
         s.escaped,
         s.passed_through,
         s.events_cap_hits,
@@ -413,6 +413,12 @@ fn count(n: impl TryInto<u64> + Copy + std::fmt::Display, noun: &str) -> String 
         (_, Some(stem)) => format!("{n} {stem}ies"),
         _ => format!("{n} {noun}s"),
     }
+}
+
+/// Return `x`, with a negative zero made positive: printed, `-0.000000e0` says nothing more
+/// than `0.000000e0`.
+fn plain_zero(x: f64) -> f64 {
+    if x == 0.0 { 0.0 } else { x }
 }
 
 /// Return `x` with at most 6 decimals and no trailing zeros.
@@ -556,10 +562,7 @@ fn pareto_of(c: &runs::Comparison) -> Vec<plot::ParetoPoint> {
 fn print_explained(c: &runs::Comparison, scene: &Scene) {
     use toibox::scene::SceneItem;
     let name = |item: SceneItem| match item {
-        SceneItem::Ball(i) => match scene.balls.get(i).and_then(|b| b.name.as_deref()) {
-            Some(name) => format!("ball {i} ({name})"),
-            None => format!("ball {i}"),
-        },
+        SceneItem::Ball(i) => scene.ball_label(i),
         SceneItem::Plane(i) => format!("plane {i}"),
         SceneItem::Cylinder(i) => format!("cylinder {i}"),
         SceneItem::Polygon(i) => format!("polygon {i}"),
@@ -628,14 +631,14 @@ fn print_comparison(c: &runs::Comparison) {
             r.spurious,
             or_dash(r.toi_error_mean),
             or_dash(r.toi_error_max),
-            r.max_penetration,
+            plain_zero(r.max_penetration),
             r.escaped,
             r.passed_through,
             r.cap_hits,
-            r.energy_drift,
+            plain_zero(r.energy_drift),
             r.ms_per_step,
             r.toi_queries_per_step,
-            r.state_drift_max
+            plain_zero(r.state_drift_max)
         );
     }
     println!(
@@ -748,4 +751,20 @@ fn print_table(args: &SweepsArgs, rows: &[Comparison]) {
          sweep finds none. mean early / max error: how much earlier than the exact time a hit was\n\
          reported, in units of the interval. Times are wall clock: compare within one run."
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_zeros_read_as_words_and_numbers() {
+        assert_eq!(count(1_u64, "ball"), "1 ball");
+        assert_eq!(count(0_usize, "ball"), "0 balls");
+        assert_eq!(count(2_u64, "TOI query"), "2 TOI queries");
+        assert_eq!(count(1_u64, "TOI query"), "1 TOI query");
+        // A negative zero prints as zero; a negative number keeps its sign
+        assert_eq!(format!("{:.6e}", plain_zero(-0.0)), "0.000000e0");
+        assert_eq!(format!("{:.2e}", plain_zero(-1e-3)), "-1.00e-3");
+    }
 }
