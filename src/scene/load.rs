@@ -540,6 +540,25 @@ fn syntax_message(code: &ron::Error) -> String {
                 "missing field named `{field}`; allowed: {what} with a `{field}`, which has no default"
             )
         }
+        ron::Error::SuggestRawIdentifier(name) if name.parse::<Real>().is_ok() => format!(
+            "a number, {name}, where a field's name belongs; allowed: named fields, e.g. \
+             `Sliced(slices: 150)`, `SlicedBisect(slices: 150, tolerance: 1e-9)`"
+        ),
+        ron::Error::ExpectedDifferentStructName {
+            expected: "Scene",
+            found,
+        } => format!(
+            "{code}: this file holds a `{found}(...)`, not a scene; allowed: a scene file, \
+             `Scene(dt: ..., ...)`{}",
+            if found == "Snapshot" {
+                " (a snapshot is a world's saved state, read back by `Snapshot::from_ron`)"
+            } else {
+                ""
+            }
+        ),
+        ron::Error::ExpectedNamedStructLike("Scene") => {
+            format!("{code}: this is not a scene; allowed: a scene file, `Scene(dt: ..., ...)`")
+        }
         other => other.to_string(),
     }
 }
