@@ -7,6 +7,63 @@
 //! detection ([`Discrete`]). Every strategy answers the same queries with the same [`Toi`] type,
 //! so their results can be compared one for one.
 //!
+//! # A simulation in a game loop
+//!
+//! A [`Simulation`] owns a [`hecs::World`], a [`Stepper`] and a clock. Each step returns its
+//! report by value, so the loop may spawn and despawn while it reads the events:
+//!
+//! ```
+//! use toibox::{BallDef, Plane, Simulation, StepConfig, Vec3};
+//!
+//! let mut sim = Simulation::new(StepConfig::default()); // gravity -9.81 in y, analytic TOI
+//! sim.add_plane(Plane::new(Vec3::ZERO, Vec3::Y).unwrap());
+//! sim.spawn_ball(BallDef::new(Vec3::new(0.0, 2.0, 0.0), 0.25).restitution(0.5));
+//! for _ in 0..600 {
+//!     let report = sim.step(1.0 / 60.0).unwrap();
+//!     for event in &report.events {
+//!         // event.a hit event.b at event.time into the step: play a sound, score a point
+//!         assert!(event.impulse > 0.0);
+//!     }
+//! }
+//! // Ten seconds later the ball rests on the floor, exactly.
+//! assert_eq!(sim.report().stats.kinetic_energy, 0.0);
+//! ```
+//!
+//! # A stepper on your own world
+//!
+//! A game with its own [`hecs::World`] spawns balls with [`BallDef::spawn`] and shapes as
+//! single components, and steps the world with a [`Stepper`]. The world is the whole state:
+//! edit anything between steps.
+//!
+//! ```
+//! use toibox::hecs::World;
+//! use toibox::{BallDef, Position, StepConfig, Stepper, Vec3, Velocity};
+//!
+//! let mut world = World::new();
+//! let ball = BallDef::new(Vec3::ZERO, 0.5).velocity(Vec3::X).spawn(&mut world);
+//! let wall = toibox::Plane::new(Vec3::new(2.0, 0.0, 0.0), -Vec3::X).unwrap();
+//! world.spawn((wall,));
+//! let mut stepper = Stepper::new(StepConfig {
+//!     gravity: Vec3::ZERO,
+//!     ..StepConfig::default()
+//! });
+//! for _ in 0..3 {
+//!     stepper.step(&mut world, 1.0).unwrap();
+//! }
+//! // Out 1.5 to the wall, back 1.5: elastic, exact
+//! assert_eq!(world.get::<&Position>(ball).unwrap().0, Vec3::ZERO);
+//! assert_eq!(world.get::<&Velocity>(ball).unwrap().0, -Vec3::X);
+//! ```
+//!
+//! # Drawing in `f32`
+//!
+//! The state is `f64` ([`Vec3`] is `glam::DVec3`); most engines draw in `f32`. Convert where
+//! you draw, with glam's `as_vec3()`: `position.0.as_vec3()` is a `toibox::glam::Vec3`. Keep
+//! the simulation in `f64`: rounding positions to `f32` and back would move balls by up to
+//! 6e-8 of their distance from the origin, enough to start them overlapping.
+//!
+//! # Time of impact on its own
+//!
 //! ```
 //! use toibox::{Analytic, MovingBall, Plane, Sliced, Toi, ToiStrategy, Vec3};
 //!
