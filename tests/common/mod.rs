@@ -1,10 +1,23 @@
-//! Helpers shared by the test files: short vector construction, a configuration without
-//! gravity, and float comparisons with a stated tolerance.
+//! Helpers shared by the test files: short vector construction, a ball's position and
+//! velocity, a configuration without gravity, and float comparisons with a stated tolerance.
 
 // Each test file uses some of these
 #![allow(dead_code)]
 
-use toibox::{StepConfig, Vec3};
+use toibox::hecs::{Entity, World};
+use toibox::{Position, StepConfig, Vec3, Velocity};
+
+/// The position of `ball` in `world`.
+#[track_caller]
+pub fn position(world: &World, ball: Entity) -> Vec3 {
+    world.get::<&Position>(ball).expect("a ball").0
+}
+
+/// The velocity of `ball` in `world`.
+#[track_caller]
+pub fn velocity(world: &World, ball: Entity) -> Vec3 {
+    world.get::<&Velocity>(ball).expect("a ball").0
+}
 
 /// Shorthand for `Vec3::new`.
 pub fn v3(x: f64, y: f64, z: f64) -> Vec3 {

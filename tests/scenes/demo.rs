@@ -20,6 +20,7 @@
 //!
 //! Each test prints what it measured (run them with `--nocapture` to see it).
 
+use crate::common::{position, velocity};
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -27,7 +28,7 @@ use hecs::{Entity, World};
 use toibox::runs::{CompareOptions, compare};
 use toibox::scene::{Scene, SceneWorld, gas_box_side};
 use toibox::sim::Mass;
-use toibox::{Position, Real, StepStats, ToiMode, Vec3, Velocity};
+use toibox::{Real, StepStats, ToiMode, Vec3};
 
 /// Every scene the tests below load, by file stem.
 const SCENES: &[&str] = &[
@@ -50,14 +51,6 @@ fn load(name: &str) -> Scene {
     );
     let path = format!("scenes/{name}.ron");
     Scene::load(&path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn position(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Position>(ball).expect("a ball").0
-}
-
-fn velocity(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Velocity>(ball).expect("a ball").0
 }
 
 fn mass(world: &World, ball: Entity) -> Real {

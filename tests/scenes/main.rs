@@ -3,6 +3,9 @@
 //! ignored; CI runs it with `cargo test --release --test scenes -- --ignored`). One test
 //! binary, so that `cargo test` builds and links it once.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod demo;
 mod errors;
 mod fuzz;

@@ -12,6 +12,8 @@
 //!   [`PreviousPosition`] holds the position before the last step, for interpolation.
 
 use hecs::World;
+use rand::{Rng as _, SeedableRng as _};
+use rand_pcg::Pcg64Mcg;
 use toibox::scene::{Scene, Snapshot, lattice};
 use toibox::{
     BallDef, FixedStep, Plane, Position, PreviousPosition, Real, Simulation, StepConfig, Stepper,
@@ -235,24 +237,6 @@ fn pinned_hashes_of_a_fixed_scene_for_each_strategy() {
     assert_eq!(observed, PINNED.to_vec());
 }
 
-/// A deterministic generator of frame durations (SplitMix64).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A whole number of microseconds from `lo` to `hi`, both included.
-    fn micros(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next() % (hi - lo + 1)
-    }
-}
-
 /// The fixed-step scene: a small gas with gravity, so that steps change the state.
 fn fixed_step_scene() -> Simulation {
     let mut sim = Simulation::new(StepConfig::default());
@@ -278,13 +262,13 @@ fn drive_with_random_frames(cap: u32, seed: u64) -> u32 {
     let dt = STEP_US as Real * 1e-6;
     let mut clock = FixedStep::new(dt, cap);
     assert_eq!(clock.dt(), dt);
-    let mut frames = SplitMix64(seed);
+    let mut frames = Pcg64Mcg::seed_from_u64(seed);
     let mut driven = fixed_step_scene();
 
     let (mut accumulator_us, mut dropped_us, mut total_steps) = (0u64, 0u64, 0u64);
     let mut capped_frames = 0;
     for frame in 0..2000 {
-        let frame_us = frames.micros(1_000, 50_000);
+        let frame_us = frames.random_range(1_000..=50_000_u64);
         accumulator_us += frame_us;
         let whole = accumulator_us / STEP_US;
         let expected = whole.min(u64::from(cap));
@@ -411,11 +395,11 @@ fn previous_position_holds_the_position_before_the_last_step() {
 
     let dt = 0.01;
     let mut clock = FixedStep::new(dt, 4);
-    let mut frames = SplitMix64(99);
+    let mut frames = Pcg64Mcg::seed_from_u64(99);
     let mut steps = 0u32;
     for frame in 0..500 {
         let before = [free, bouncing].map(|b| sim.world.get::<&Position>(b).unwrap().0);
-        let n = clock.advance(frames.micros(1_000, 30_000) as Real * 1e-6);
+        let n = clock.advance(frames.random_range(1_000..=30_000_u64) as Real * 1e-6);
         let mut last_start = before;
         for _ in 0..n {
             last_start = [free, bouncing].map(|b| sim.world.get::<&Position>(b).unwrap().0);

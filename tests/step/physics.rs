@@ -12,7 +12,9 @@
 //! Tolerances: `EXACT` (1e-12, relative to the magnitude, absolute below 1) for closed forms,
 //! `NEWTON` (1e-9) where the rim iteration is involved, `REST` (1e-12) for "at rest".
 
-use crate::common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
+use crate::common::{
+    assert_close_named, assert_vec_close_named, no_gravity, position, v3, velocity,
+};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::{Mass, Radius, Restitution, kinetic_energy, momentum};
@@ -25,14 +27,6 @@ use toibox::{
 const EXACT: f64 = 1e-12;
 const NEWTON: f64 = 1e-9;
 const REST: f64 = 1e-12;
-
-fn position(world: &World, e: Entity) -> Vec3 {
-    world.get::<&Position>(e).unwrap().0
-}
-
-fn velocity(world: &World, e: Entity) -> Vec3 {
-    world.get::<&Velocity>(e).unwrap().0
-}
 
 fn set_state(world: &World, e: Entity, p: Vec3, v: Vec3) {
     world.get::<&mut Position>(e).unwrap().0 = p;

@@ -17,6 +17,7 @@
 //!   nothing passes through anything: balls stop at their contact for the rest of the step;
 //! - touching pairs that do not approach produce no events.
 
+use crate::common::{position, velocity};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::kinetic_energy;
@@ -28,14 +29,6 @@ const DT: Real = 1.0 / 60.0;
 
 /// Standard gravity, as in the default configuration.
 const G: Real = 9.81;
-
-fn position(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Position>(ball).expect("a ball").0
-}
-
-fn velocity(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Velocity>(ball).expect("a ball").0
-}
 
 /// Every ball's position and velocity, in query order.
 fn state(world: &World) -> Vec<(Entity, Vec3, Vec3)> {

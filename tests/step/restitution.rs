@@ -23,12 +23,12 @@
 //! and for the outcomes across phases; `ROUNDING` (1e-12 of `g` times the heights involved) for
 //! the modified energy of a ball in flight; `CREEP` (1e-12) for a settled stack.
 
-use crate::common::{assert_close_named, assert_vec_close_named, no_gravity, v3};
+use crate::common::{
+    assert_close_named, assert_vec_close_named, no_gravity, position, v3, velocity,
+};
 use hecs::{Entity, World};
 use toibox::sim::Restitution;
-use toibox::{
-    BallDef, PairKind, Plane, Position, Real, Simulation, StepConfig, StepReport, Vec3, Velocity,
-};
+use toibox::{BallDef, PairKind, Plane, Real, Simulation, StepConfig, StepReport, Vec3};
 
 const EXACT: Real = 1e-12;
 const ROUNDING: Real = 1e-12;
@@ -42,14 +42,6 @@ const DT: Real = 1.0 / 60.0;
 
 /// Standard gravity, as in the default configuration.
 const G: Real = 9.81;
-
-fn position(world: &World, e: Entity) -> Vec3 {
-    world.get::<&Position>(e).unwrap().0
-}
-
-fn velocity(world: &World, e: Entity) -> Vec3 {
-    world.get::<&Velocity>(e).unwrap().0
-}
 
 /// The only event of a report, checked to be of `kind`.
 #[track_caller]

@@ -27,7 +27,7 @@
 //!   resetting a sleeper's `Sleep`, changing any field of the configuration; and what changes
 //!   nothing (a fresh stepper, the same values written again, a colour) leaves them asleep.
 
-use crate::common::{assert_close, v3};
+use crate::common::{assert_close, position, v3, velocity};
 use hecs::{Entity, World};
 use toibox::scene::{lattice, random_block};
 use toibox::sim::{Mass, Radius, Restitution};
@@ -47,14 +47,6 @@ const SLEEP_SPEED: Real = G * DT;
 
 /// The default rest speed, `2 |g| dt` = 0.327.
 const REST_SPEED: Real = 2.0 * G * DT;
-
-fn position(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Position>(ball).expect("a ball").0
-}
-
-fn velocity(world: &World, ball: Entity) -> Vec3 {
-    world.get::<&Velocity>(ball).expect("a ball").0
-}
 
 fn sleep(world: &World, ball: Entity) -> Sleep {
     *world.get::<&Sleep>(ball).expect("a ball with a Sleep")
