@@ -232,7 +232,7 @@ impl<'a> Runner<'a> {
         let scene = self.scene;
         let start_time = world.sim.time();
         let started = Instant::now();
-        world.sim.step_with(scene.dt, strategy)?;
+        world.sim.step_lent(scene.dt, strategy)?;
         let report = world.sim.report();
         self.wall += started.elapsed().as_secs_f64();
         let s = &report.stats;

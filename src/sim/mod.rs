@@ -116,10 +116,9 @@ impl Simulation {
     /// assert!(popped >= 2);
     /// ```
     pub fn step(&mut self, dt: Real) -> Result<StepReport, StepError> {
-        self.stepper.step(&mut self.world, dt)?;
-        self.time += dt;
-        self.steps += 1;
-        Ok(self.stepper.report().clone())
+        let strategy = self.stepper.config.strategy.clone();
+        self.step_lent(dt, &strategy)?;
+        Ok(self.report().clone())
     }
 
     /// Advance by `dt` with a strategy of the caller's own for this step; see
@@ -129,10 +128,21 @@ impl Simulation {
         dt: Real,
         strategy: &S,
     ) -> Result<StepReport, StepError> {
+        self.step_lent(dt, strategy)?;
+        Ok(self.report().clone())
+    }
+
+    /// Advance by `dt` with `strategy`, copying nothing: for callers in this crate that read
+    /// [`Simulation::report`] afterwards (runs, the viewer).
+    pub(crate) fn step_lent<S: crate::toi::ToiStrategy + ?Sized>(
+        &mut self,
+        dt: Real,
+        strategy: &S,
+    ) -> Result<(), StepError> {
         self.stepper.step_with(&mut self.world, dt, strategy)?;
         self.time += dt;
         self.steps += 1;
-        Ok(self.stepper.report().clone())
+        Ok(())
     }
 
     /// Return what the last step did.

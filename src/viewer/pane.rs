@@ -151,7 +151,8 @@ impl Pane {
             return;
         }
         let started = Instant::now();
-        if let Err(e) = self.world.sim.step(dt) {
+        let strategy = self.world.sim.stepper.config.strategy.clone();
+        if let Err(e) = self.world.sim.step_lent(dt, &strategy) {
             self.error = Some(e);
             return;
         }
