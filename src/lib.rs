@@ -124,8 +124,9 @@ pub use geometry::{
 };
 pub use math::{Real, Vec3};
 pub use sim::{
-    BallDef, CollisionEvent, FixedStep, Position, PreviousPosition, Simulation, Sleep, SleepConfig,
-    StepConfig, StepError, StepReport, StepStats, Stepper, Velocity,
+    BallDef, BallField, CollisionEvent, ConfigField, FixedStep, Position, PreviousPosition,
+    Simulation, Sleep, SleepConfig, StaticFault, StepConfig, StepError, StepReport, StepStats,
+    Stepper, Velocity,
 };
 pub use toi::{
     Analytic, Contact, Discrete, MovingBall, PairKind, QueryPair, SampledSearch, Sliced,

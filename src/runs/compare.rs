@@ -247,19 +247,19 @@ pub fn compare(
         let compared = tally.compared;
         results.push(StrategyResult {
             toi: checked.toi.clone(),
-            collisions: s.collisions,
+            collisions: s.steps.collisions,
             missed: tally.missed,
             spurious: tally.spurious,
             compared,
             toi_error_mean: (compared > 0).then(|| tally.error_sum / compared as Real),
             toi_error_max: (compared > 0).then_some(tally.error_max),
-            max_penetration: s.max_penetration,
-            escaped: s.escaped,
+            max_penetration: s.steps.max_penetration,
+            escaped: s.steps.escaped,
             passed_through: s.passed_through,
-            cap_hits: s.events_cap_hits,
+            cap_hits: s.steps.events_cap_hits,
             energy_drift: relative_change(s.energy_start, s.energy_end),
             ms_per_step: per_step(s.wall_ms),
-            toi_queries_per_step: per_step(s.toi_queries as Real),
+            toi_queries_per_step: per_step(s.steps.toi_queries as Real),
             state_drift_max: drifts.iter().copied().fold(0.0, Real::max),
             state_drift_mean: if drifts.is_empty() {
                 0.0

@@ -22,8 +22,8 @@ pub use compare::{
 use crate::judge::{BallStep, Judge, read_step};
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem, SceneWorld};
-use crate::sim::{Mass, Position, StepError, Velocity};
-use crate::toi::{ToiMode, ToiStrategy};
+use crate::sim::{Mass, Position, StepError, StepStats, Velocity};
+use crate::toi::{PairKind, ToiMode, ToiStrategy};
 
 /// A ball at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -37,27 +37,11 @@ pub struct BallState {
 /// Totals of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct RunStats {
-    /// Collisions resolved, all kinds.
-    pub collisions: u64,
-    /// Ball-ball collisions.
-    pub ball_ball: u64,
-    /// Ball-plane collisions.
-    pub ball_plane: u64,
-    /// Ball-cylinder collisions.
-    pub ball_cylinder: u64,
-    /// Ball-polygon collisions.
-    pub ball_polygon: u64,
-    /// Time-of-impact queries.
-    pub toi_queries: u64,
-    /// Contacts held after a step's budget of collisions ran out, summed over the steps (see
-    /// [`StepStats::events_cap_hits`](crate::StepStats::events_cap_hits)).
-    pub events_cap_hits: u64,
-    /// Balls stopped short of a step's end by those contacts, summed over the steps.
-    pub stopped: u64,
-    /// Largest overlap found at the end of any step.
-    pub max_penetration: Real,
-    /// Most balls found behind a plane or inside a shape at the end of any step.
-    pub escaped: u64,
+    /// The steps' stats folded with [`StepStats::add`]: collisions, queries, cap hits and
+    /// balls stopped summed; the deepest overlap and most balls escaped of any step; balls
+    /// asleep, kinetic energy and momentum after the last step. Written flat into JSON.
+    #[serde(flatten)]
+    pub steps: StepStats,
     /// Balls the [`judge`](crate::judge) found passed through something (a ball, a plane, a
     /// cylinder, a polygon) in some step of the run.
     pub passed_through: u64,
@@ -71,8 +55,6 @@ pub struct RunStats {
     pub momentum_end: [Real; 3],
     /// Wall-clock time of the steps, in milliseconds.
     pub wall_ms: Real,
-    /// Balls asleep at the end.
-    pub sleeping: u64,
 }
 
 /// One collision of a run.
@@ -82,8 +64,8 @@ pub struct EventRecord {
     pub step: u64,
     /// Simulation time of the contact.
     pub time: Real,
-    /// `ball_ball`, `ball_plane`, `ball_cylinder` or `ball_polygon`.
-    pub kind: &'static str,
+    /// What the ball met (JSON: `ball_ball`, `ball_plane`, `ball_cylinder` or `ball_polygon`).
+    pub kind: PairKind,
     /// The ball's index in the scene.
     pub a: usize,
     /// The other ball's index, or the index in the shape's own list.
@@ -235,19 +217,7 @@ impl<'a> Runner<'a> {
         world.sim.step_lent(scene.dt, strategy)?;
         let report = world.sim.report();
         self.wall += started.elapsed().as_secs_f64();
-        let s = &report.stats;
-        let stats = &mut self.stats;
-        stats.collisions += s.collisions;
-        stats.ball_ball += s.ball_ball;
-        stats.ball_plane += s.ball_plane;
-        stats.ball_cylinder += s.ball_cylinder;
-        stats.ball_polygon += s.ball_polygon;
-        stats.toi_queries += s.toi_queries;
-        stats.events_cap_hits += s.events_cap_hits;
-        stats.stopped += s.stopped;
-        stats.max_penetration = stats.max_penetration.max(s.max_penetration);
-        stats.escaped = stats.escaped.max(s.escaped);
-        stats.sleeping = s.sleeping;
+        self.stats.steps.add(&report.stats);
         if let Some(events) = &mut self.events {
             for e in &report.events {
                 let index = |entity| match world.item(entity)? {
@@ -264,7 +234,7 @@ impl<'a> Runner<'a> {
                 events.push(EventRecord {
                     step: self.steps,
                     time: start_time + e.time,
-                    kind: e.kind.name(),
+                    kind: e.kind,
                     a,
                     b,
                     point: e.point.to_array(),
@@ -280,7 +250,7 @@ impl<'a> Runner<'a> {
         self.trace
             .energy
             .push(energy(&world.sim.world, scene.gravity));
-        self.trace.penetration.push(s.max_penetration);
+        self.trace.penetration.push(report.stats.max_penetration);
         self.trace.faulty.push((escaped + through) as u64);
         self.steps += 1;
         Ok(())

@@ -74,15 +74,28 @@ pub(crate) fn neighbour_cells(key: CellKey) -> impl Iterator<Item = CellKey> {
 pub enum GeneratorError {
     /// The count is zero or above [`MAX_GENERATED`].
     Count(u64),
-    /// A number is out of its range: not finite, beyond [`MAX_MAGNITUDE`], a radius or speed
-    /// negative or zero where it must be positive, or a box too thin for one ball.
-    Value {
-        /// The parameter at fault (`"min"`, `"radius"`, ...).
-        field: &'static str,
-        /// What it is.
-        value: String,
-        /// What is allowed.
-        allowed: &'static str,
+    /// A corner of the box is not finite or beyond [`MAX_MAGNITUDE`].
+    Corner {
+        /// Which corner.
+        corner: Corner,
+        /// Where it is.
+        at: Vec3,
+    },
+    /// The radius is not a finite number > 0 and up to [`MAX_MAGNITUDE`].
+    Radius(Real),
+    /// The radius is so small that the ball's mass at density 1 is zero or subnormal.
+    Massless {
+        /// The radius given.
+        radius: Real,
+        /// The mass it gives.
+        mass: Real,
+    },
+    /// The speed is not a finite number from 0 to [`MAX_MAGNITUDE`].
+    Speed(Real),
+    /// The box is narrower than one ball diameter along some axis.
+    TooThin {
+        /// `max - min`.
+        size: Vec3,
     },
     /// The balls do not fit in the box without overlapping.
     DoesNotFit {
@@ -93,23 +106,72 @@ pub enum GeneratorError {
     },
 }
 
-impl fmt::Display for GeneratorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// A corner of a generator's box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corner {
+    /// The corner with the smallest coordinates.
+    Min,
+    /// The corner with the largest coordinates.
+    Max,
+}
+
+impl GeneratorError {
+    /// The generator's parameter at fault: `count`, `min`, `max`, `radius` or `speed`.
+    #[must_use]
+    pub const fn field(&self) -> &'static str {
         match self {
-            Self::Count(n) => write!(
-                f,
-                "count is {n}; allowed: 1 to {MAX_GENERATED} balls per generator"
+            Self::Count(_) | Self::DoesNotFit { .. } => "count",
+            Self::Corner {
+                corner: Corner::Min,
+                ..
+            } => "min",
+            Self::Corner {
+                corner: Corner::Max,
+                ..
+            }
+            | Self::TooThin { .. } => "max",
+            Self::Radius(_) | Self::Massless { .. } => "radius",
+            Self::Speed(_) => "speed",
+        }
+    }
+
+    /// What is wrong with [`field`](Self::field) and what is allowed, without the field's name.
+    #[must_use]
+    pub fn problem(&self) -> String {
+        match self {
+            Self::Count(n) => {
+                format!("is {n}; allowed: 1 to {MAX_GENERATED} balls per generator")
+            }
+            Self::Corner { at, .. } => format!(
+                "is {}; allowed: finite coordinates up to 1e9 in magnitude",
+                vector(*at)
             ),
-            Self::Value {
-                field,
-                value,
-                allowed,
-            } => write!(f, "{field} is {value}; allowed: {allowed}"),
-            Self::DoesNotFit { count, fits } => write!(
-                f,
+            Self::Radius(r) => format!("is {}; allowed: a number > 0 and up to 1e9", number(*r)),
+            Self::Massless { radius, mass } => format!(
+                "is {}, a ball of mass {} at density 1; allowed: a radius whose ball has a \
+                 finite, non-zero mass",
+                number(*radius),
+                number(*mass)
+            ),
+            Self::Speed(v) => format!("is {}; allowed: a number from 0 to 1e9", number(*v)),
+            Self::TooThin { size } => format!(
+                "is {} from min; allowed: a box at least one ball diameter (2 radius) wide \
+                 along every axis",
+                vector(*size)
+            ),
+            Self::DoesNotFit { count, fits } => format!(
                 "{count} balls do not fit in the box without overlapping; at most {fits} fit: \
                  allowed: a smaller count or radius, or a larger box"
             ),
+        }
+    }
+}
+
+impl fmt::Display for GeneratorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DoesNotFit { .. } => f.write_str(&self.problem()),
+            _ => write!(f, "{} {}", self.field(), self.problem()),
         }
     }
 }
@@ -261,52 +323,31 @@ fn check(
     if count == 0 || count > MAX_GENERATED {
         return Err(GeneratorError::Count(count));
     }
-    let value = |field, value: String, allowed| {
-        Err(GeneratorError::Value {
-            field,
-            value,
-            allowed,
-        })
-    };
     let within = |v: Vec3| v.is_finite() && v.abs().max_element() <= MAX_MAGNITUDE;
     if !within(min) {
-        return value(
-            "min",
-            vector(min),
-            "finite coordinates up to 1e9 in magnitude",
-        );
+        return Err(GeneratorError::Corner {
+            corner: Corner::Min,
+            at: min,
+        });
     }
     if !within(max) {
-        return value(
-            "max",
-            vector(max),
-            "finite coordinates up to 1e9 in magnitude",
-        );
+        return Err(GeneratorError::Corner {
+            corner: Corner::Max,
+            at: max,
+        });
     }
     if !(radius.is_finite() && radius > 0.0 && radius <= MAX_MAGNITUDE) {
-        return value("radius", number(radius), "a number > 0 and up to 1e9");
+        return Err(GeneratorError::Radius(radius));
     }
     let mass = ball_volume(radius);
     if !(mass.is_normal() && mass.is_finite()) {
-        return value(
-            "radius",
-            format!(
-                "{}, a ball of mass {} at density 1",
-                number(radius),
-                number(mass)
-            ),
-            "a radius whose ball has a finite, non-zero mass",
-        );
+        return Err(GeneratorError::Massless { radius, mass });
     }
     if !(speed.is_finite() && (0.0..=MAX_MAGNITUDE).contains(&speed)) {
-        return value("speed", number(speed), "a number from 0 to 1e9");
+        return Err(GeneratorError::Speed(speed));
     }
     if !(max - min).cmpge(Vec3::splat(2.0 * radius)).all() {
-        return value(
-            "max",
-            format!("{} from min", vector(max - min)),
-            "a box at least one ball diameter (2 radius) wide along every axis",
-        );
+        return Err(GeneratorError::TooThin { size: max - min });
     }
     Ok(())
 }

@@ -770,17 +770,10 @@ fn generate(
         GeneratorEntry::Random(_) => random_block,
     };
     let balls = make(p.min, p.max, p.count, p.radius, p.speed, p.seed).map_err(|e| match e {
-        GeneratorError::Value {
-            field,
-            value,
-            allowed,
-        } => (
-            format!("generators[{g}].{field}"),
-            format!("is {value}; allowed: {allowed}"),
-        ),
         GeneratorError::Count(_) | GeneratorError::DoesNotFit { .. } => {
-            (field("count"), e.to_string())
+            (field(e.field()), e.to_string())
         }
+        _ => (field(e.field()), e.problem()),
     })?;
     Ok(balls
         .into_iter()

@@ -35,7 +35,7 @@ pub use file::{
     PolygonEntry, SceneFile,
 };
 pub use generators::{
-    GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, gas_box_side, lattice, random_block,
+    Corner, GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, gas_box_side, lattice, random_block,
 };
 pub use load::{
     BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, ReadError, Scene, SceneError, SceneItem,

@@ -57,27 +57,24 @@ pub enum StepError {
     InvalidBall {
         /// The ball.
         entity: Entity,
-        /// The component at fault (`"position"`, `"radius"`, ...).
-        field: &'static str,
-        /// What is allowed.
-        allowed: &'static str,
+        /// The component at fault; [`BallField::allowed`] says what it may hold.
+        field: BallField,
     },
     /// A field of the [`StepConfig`] has a value the stepper cannot use.
     InvalidConfig {
-        /// The field (`"gravity"`, `"sleep.time"`, ...).
-        field: &'static str,
-        /// What is allowed.
-        allowed: &'static str,
+        /// The field at fault; [`ConfigField::allowed`] says what it may hold.
+        field: ConfigField,
     },
     /// A ball is out of the range the sweeps are exact in: a coordinate, its radius or a
     /// velocity component above [`MAX_LENGTH`], or `dt` so long for its speed that it could
-    /// move further than that along an axis (gravity included); or its position or velocity would leave the finite
-    /// numbers in this step. The world is left as it was before the step.
+    /// move further than that along an axis (gravity included); or its position or velocity
+    /// would leave the finite numbers in this step. The world is left as it was before the
+    /// step.
     OutOfRange {
         /// The first such ball, in the stepper's order.
         entity: Entity,
-        /// `"position"`, `"radius"` or `"velocity"`.
-        field: &'static str,
+        /// [`BallField::Position`], [`BallField::Radius`] or [`BallField::Velocity`].
+        field: BallField,
         /// The step that was refused.
         dt: Real,
     },
@@ -85,30 +82,166 @@ pub enum StepError {
     InvalidStatic {
         /// The shape.
         entity: Entity,
-        /// What is wrong and what is allowed.
-        reason: &'static str,
+        /// What is wrong; [`StaticFault::allowed`] says what is allowed.
+        fault: StaticFault,
     },
+}
+
+/// A ball's component named by a [`StepError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BallField {
+    /// [`Position`](super::Position).
+    Position,
+    /// [`Velocity`](super::Velocity).
+    Velocity,
+    /// [`Radius`](super::Radius).
+    Radius,
+    /// [`Mass`](super::Mass).
+    Mass,
+    /// [`Restitution`](super::Restitution).
+    Restitution,
+}
+
+impl BallField {
+    /// The component's name in lower case, as error messages print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Position => "position",
+            Self::Velocity => "velocity",
+            Self::Radius => "radius",
+            Self::Mass => "mass",
+            Self::Restitution => "restitution",
+        }
+    }
+
+    /// What the stepper accepts in this component.
+    pub const fn allowed(self) -> &'static str {
+        match self {
+            Self::Position => "finite coordinates",
+            Self::Velocity => "finite components",
+            Self::Radius | Self::Mass => "a finite number > 0",
+            Self::Restitution => "a number from 0 to 1",
+        }
+    }
+}
+
+impl fmt::Display for BallField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A field of [`StepConfig`] named by [`StepError::InvalidConfig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConfigField {
+    /// [`StepConfig::gravity`].
+    Gravity,
+    /// [`StepConfig::rest_speed`].
+    RestSpeed,
+    /// [`SleepConfig::speed`] in [`StepConfig::sleep`].
+    SleepSpeed,
+    /// [`SleepConfig::drift`] in [`StepConfig::sleep`].
+    SleepDrift,
+    /// [`SleepConfig::time`] in [`StepConfig::sleep`].
+    SleepTime,
+}
+
+impl ConfigField {
+    /// The field's path in [`StepConfig`] (`"gravity"`, `"sleep.time"`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Gravity => "gravity",
+            Self::RestSpeed => "rest_speed",
+            Self::SleepSpeed => "sleep.speed",
+            Self::SleepDrift => "sleep.drift",
+            Self::SleepTime => "sleep.time",
+        }
+    }
+
+    /// What the stepper accepts in this field.
+    pub const fn allowed(self) -> &'static str {
+        match self {
+            Self::Gravity => "finite components",
+            Self::RestSpeed | Self::SleepSpeed => "None, or a finite number >= 0",
+            Self::SleepDrift => "a finite number >= 0",
+            Self::SleepTime => "a finite number > 0",
+        }
+    }
+}
+
+impl fmt::Display for ConfigField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What is wrong with a static shape named by [`StepError::InvalidStatic`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StaticFault {
+    /// A [`Plane`](crate::geometry::Plane) whose point is not finite or whose normal is not a
+    /// finite unit vector.
+    Plane,
+    /// A [`Cylinder`](crate::geometry::Cylinder) with ends that are not finite or equal, an
+    /// axis that is not a unit vector, or a radius that is not a finite number > 0.
+    Cylinder,
+    /// A [`Restitution`](super::Restitution) outside 0 to 1.
+    Restitution,
+}
+
+impl StaticFault {
+    /// What is at fault, in lower case, as error messages print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Plane => "plane",
+            Self::Cylinder => "cylinder",
+            Self::Restitution => "restitution",
+        }
+    }
+
+    /// What is allowed, with the constructor that ensures it.
+    pub const fn allowed(self) -> &'static str {
+        match self {
+            Self::Plane => "a finite point and a unit normal (use Plane::new)",
+            Self::Cylinder => {
+                "finite ends or a unit axis, and a radius > 0 \
+                 (use CappedCylinder::new or InfiniteCylinder::new)"
+            }
+            Self::Restitution => "a number from 0 to 1",
+        }
+    }
+}
+
+impl fmt::Display for StaticFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl fmt::Display for StepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidDt(dt) => write!(f, "dt is {dt}; allowed: a finite number > 0"),
-            Self::InvalidBall {
-                entity,
-                field,
-                allowed,
-            } => write!(f, "ball {entity:?} has a bad {field}; allowed: {allowed}"),
-            Self::InvalidConfig { field, allowed } => {
-                write!(f, "step config has a bad {field}; allowed: {allowed}")
-            }
+            Self::InvalidBall { entity, field } => write!(
+                f,
+                "ball {entity:?} has a bad {field}; allowed: {}",
+                field.allowed()
+            ),
+            Self::InvalidConfig { field } => write!(
+                f,
+                "step config has a bad {field}; allowed: {}",
+                field.allowed()
+            ),
             Self::OutOfRange { entity, field, dt } => write!(
                 f,
                 "ball {entity:?}: its {field} is out of range in a step of {dt}; allowed: \
                  coordinates, radius, velocity and velocity times dt at most {MAX_LENGTH:e} in \
                  magnitude (the step is refused)"
             ),
-            Self::InvalidStatic { entity, reason } => write!(f, "shape {entity:?}: {reason}"),
+            Self::InvalidStatic { entity, fault } => write!(
+                f,
+                "shape {entity:?} has a bad {fault}; allowed: {}",
+                fault.allowed()
+            ),
         }
     }
 }
@@ -118,25 +251,25 @@ impl std::error::Error for StepError {}
 impl StepConfig {
     /// Refuse a configuration the stepper cannot use.
     pub(super) fn check(&self) -> Result<(), StepError> {
-        let bad = |field, allowed| Err(StepError::InvalidConfig { field, allowed });
+        let bad = |field| Err(StepError::InvalidConfig { field });
         if !self.gravity.is_finite() {
-            return bad("gravity", "finite components");
+            return bad(ConfigField::Gravity);
         }
         if self
             .rest_speed
             .is_some_and(|v| !(v.is_finite() && v >= 0.0))
         {
-            return bad("rest_speed", "None, or a finite number >= 0");
+            return bad(ConfigField::RestSpeed);
         }
         if let Some(sleep) = self.sleep {
             if sleep.speed.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
-                return bad("sleep.speed", "None, or a finite number >= 0");
+                return bad(ConfigField::SleepSpeed);
             }
             if !(sleep.drift.is_finite() && sleep.drift >= 0.0) {
-                return bad("sleep.drift", "a finite number >= 0");
+                return bad(ConfigField::SleepDrift);
             }
             if !positive(sleep.time) {
-                return bad("sleep.time", "a finite number > 0");
+                return bad(ConfigField::SleepTime);
             }
         }
         Ok(())

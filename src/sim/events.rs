@@ -67,6 +67,26 @@ pub struct StepStats {
 }
 
 impl StepStats {
+    /// Fold the stats of a later step into these, for totals over many steps: the counts add
+    /// up, [`max_penetration`](Self::max_penetration) and [`escaped`](Self::escaped) keep the
+    /// largest, and [`sleeping`](Self::sleeping), the energy and the momentum take the later
+    /// step's.
+    pub fn add(&mut self, later: &Self) {
+        self.collisions += later.collisions;
+        self.ball_ball += later.ball_ball;
+        self.ball_plane += later.ball_plane;
+        self.ball_cylinder += later.ball_cylinder;
+        self.ball_polygon += later.ball_polygon;
+        self.toi_queries += later.toi_queries;
+        self.events_cap_hits += later.events_cap_hits;
+        self.stopped += later.stopped;
+        self.max_penetration = self.max_penetration.max(later.max_penetration);
+        self.escaped = self.escaped.max(later.escaped);
+        self.sleeping = later.sleeping;
+        self.kinetic_energy = later.kinetic_energy;
+        self.momentum = later.momentum;
+    }
+
     /// Count one collision of `kind`.
     pub(crate) fn count(&mut self, kind: PairKind) {
         self.collisions += 1;
@@ -92,4 +112,41 @@ pub struct StepReport {
     pub events: Vec<CollisionEvent>,
     /// The statistics.
     pub stats: StepStats,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_fold_counts_maxima_and_the_last_state() {
+        let step = |n: u64, depth: Real, escaped: u64| StepStats {
+            collisions: n,
+            ball_plane: n,
+            toi_queries: 10 * n,
+            events_cap_hits: n / 2,
+            stopped: n / 3,
+            max_penetration: depth,
+            escaped,
+            sleeping: n,
+            kinetic_energy: n as Real,
+            momentum: [n as Real, 0.0, -1.0],
+            ..StepStats::default()
+        };
+        let mut totals = StepStats::default();
+        for s in [step(4, 1e-3, 2), step(6, 1e-9, 0), step(3, 0.0, 1)] {
+            totals.add(&s);
+        }
+        assert_eq!(totals.collisions, 13);
+        assert_eq!(totals.ball_plane, 13);
+        assert_eq!(totals.ball_ball, 0);
+        assert_eq!(totals.toi_queries, 130);
+        assert_eq!(totals.events_cap_hits, 2 + 3 + 1);
+        assert_eq!(totals.stopped, 1 + 2 + 1);
+        assert_eq!(totals.max_penetration, 1e-3);
+        assert_eq!(totals.escaped, 2);
+        assert_eq!(totals.sleeping, 3);
+        assert_eq!(totals.kinetic_energy, 3.0);
+        assert_eq!(totals.momentum, [3.0, 0.0, -1.0]);
+    }
 }

@@ -26,7 +26,7 @@ pub use components::{
     BallDef, Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep,
     Velocity, combine_restitution,
 };
-pub use config::{MAX_LENGTH, StepConfig, StepError};
+pub use config::{BallField, ConfigField, MAX_LENGTH, StaticFault, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};
 pub use fixed_step::FixedStep;
 pub use sleep::SleepConfig;

@@ -3,7 +3,7 @@
 use hecs::{Entity, World};
 
 use super::components::Restitution;
-use super::config::StepError;
+use super::config::{StaticFault, StepError};
 use crate::geometry::Aabb;
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
 use crate::math::{Real, Vec3, positive};
@@ -116,7 +116,7 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
         if !(plane.point.is_finite() && plane.normal.is_finite() && plane.normal.is_normalized()) {
             return Err(StepError::InvalidStatic {
                 entity,
-                reason: "plane needs a finite point and a unit normal (use Plane::new)",
+                fault: StaticFault::Plane,
             });
         }
         statics.push(Static {
@@ -138,8 +138,7 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
         if !valid {
             return Err(StepError::InvalidStatic {
                 entity,
-                reason: "cylinder needs finite ends or a unit axis, and a radius > 0 \
-                         (use CappedCylinder::new or InfiniteCylinder::new)",
+                fault: StaticFault::Cylinder,
             });
         }
         statics.push(Static {
@@ -164,7 +163,7 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
     {
         return Err(StepError::InvalidStatic {
             entity: s.entity,
-            reason: "restitution must be a number from 0 to 1",
+            fault: StaticFault::Restitution,
         });
     }
     Ok(())

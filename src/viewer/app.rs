@@ -101,8 +101,8 @@ pub(super) async fn run(
     options: ViewOptions,
     frames_drawn: Rc<Cell<u64>>,
 ) -> Result<ViewSummary, ViewError> {
-    let materials = Materials::load().map_err(ViewError::Graphics)?;
-    let mut hud = Hud::load().map_err(ViewError::Graphics)?;
+    let materials = Materials::load().map_err(ViewError::Shaders)?;
+    let mut hud = Hud::load().map_err(ViewError::Font)?;
     let spheres = Spheres::new();
     let mut app = App::new(scene, &options);
     let mut batch = Batch::default();
@@ -125,7 +125,7 @@ pub(super) async fn run(
         let last = options.frames.is_some_and(|n| frame >= n);
         let final_shot = options.screenshot.as_deref().filter(|_| last);
         if let Some(path) = final_shot {
-            capture(path).map_err(ViewError::Screenshot)?;
+            capture(path)?;
         } else if take_shot {
             let stem = Path::new(&app.file)
                 .file_stem()
@@ -133,7 +133,7 @@ pub(super) async fn run(
             let path = unique_name(Path::new("."), &stem);
             let message = match capture(&path) {
                 Ok(()) => format!("saved {}", path.display()),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             };
             app.toast = Some((message, TOAST_SECONDS));
         }
@@ -150,7 +150,7 @@ pub(super) async fn run(
 }
 
 /// Write what is on the screen now to `path`.
-fn capture(path: &Path) -> Result<(), String> {
+fn capture(path: &Path) -> Result<(), ViewError> {
     let image = get_screen_data();
     write_png(
         path,
@@ -713,7 +713,7 @@ impl App {
             format!("escaped {escaped}   passed through {through}"),
             if escaped + through > 0 { FAULT } else { TEXT },
         ));
-        let (cap_hits, stopped) = (pane.totals.cap_hits, pane.totals.stopped);
+        let (cap_hits, stopped) = (pane.totals.events_cap_hits, pane.totals.stopped);
         lines.push(Line::new(
             format!("cap hits {cap_hits} ({stopped} balls stopped short)"),
             if cap_hits > 0 { WARN } else { TEXT },

@@ -63,9 +63,8 @@ pub(crate) struct Hud {
 
 impl Hud {
     /// Load the font.
-    pub fn load() -> Result<Self, String> {
-        let font = load_ttf_font_from_bytes(FONT)
-            .map_err(|e| format!("cannot load the viewer's font: {e}"))?;
+    pub fn load() -> Result<Self, macroquad::Error> {
+        let font = load_ttf_font_from_bytes(FONT)?;
         Ok(Self { font, size: 16.0 })
     }
 

@@ -54,12 +54,12 @@ mod render;
 mod screenshot;
 
 use std::cell::{Cell, RefCell};
-use std::fmt;
 use std::path::PathBuf;
 use std::rc::Rc;
 
+use crate::output::OutputError;
 use crate::scene::Scene;
-use crate::toi::ToiMode;
+use crate::toi::{ParseToiModeError, ToiMode};
 
 /// Most panes side by side.
 pub const MAX_PANES: usize = 2;
@@ -108,17 +108,63 @@ pub struct ViewSummary {
 }
 
 /// Why the viewer could not show a scene, or stopped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum ViewError {
-    /// The options are inconsistent; found before any window opens.
-    Options(String),
+    /// More strategies to compare than [`MAX_PANES`]; found before any window opens.
+    #[error("{count} strategies to compare; allowed: at most {MAX_PANES}, e.g. analytic,sliced:20")]
+    TooManyPanes {
+        /// Strategies asked for.
+        count: usize,
+    },
+    /// A strategy to compare has a bad parameter; found before any window opens.
+    #[error(transparent)]
+    Strategy(#[from] ParseToiModeError),
+    /// The window size is out of range; found before any window opens.
+    #[error("window size {width}x{height}; allowed: 64 to 16384 pixels each way")]
+    Size {
+        /// Width asked for, in pixels.
+        width: u32,
+        /// Height asked for, in pixels.
+        height: u32,
+    },
+    /// Zero frames asked for; found before any window opens.
+    #[error("0 frames; allowed: 1 or more")]
+    NoFrames,
+    /// A screenshot was asked for without a number of frames to take it after.
+    #[error("a screenshot needs --frames N: it is the last of N frames")]
+    ScreenshotWithoutFrames,
+    /// The screenshot's path cannot be written, or writing it failed.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// The screen gave fewer or more bytes than its size needs.
+    #[error(
+        "{}: cannot write: the screen gave {bytes} bytes for {width}x{height} pixels",
+        path.display()
+    )]
+    ScreenData {
+        /// The screenshot's path.
+        path: PathBuf,
+        /// Bytes given.
+        bytes: usize,
+        /// Width, in pixels.
+        width: u32,
+        /// Height, in pixels.
+        height: u32,
+    },
     /// There is no display to open a window on; found before any window opens.
+    #[error(
+        "no display to open the viewer on (DISPLAY and WAYLAND_DISPLAY are unset); \
+         run it under xvfb-run for a virtual one, or use `toibox run`"
+    )]
     NoDisplay,
-    /// The graphics could not be set up (shaders, font).
-    Graphics(String),
-    /// The screenshot could not be written.
-    Screenshot(String),
+    /// The viewer's shaders did not compile.
+    #[error("cannot compile the viewer's shaders: {0}")]
+    Shaders(#[source] macroquad::Error),
+    /// The viewer's font did not load.
+    #[error("cannot load the viewer's font: {0}")]
+    Font(#[source] macroquad::Error),
     /// The window closed before the frames asked for were drawn.
+    #[error("the window closed after {frames} of {asked} frames")]
     Closed {
         /// Frames drawn.
         frames: u64,
@@ -127,59 +173,29 @@ pub enum ViewError {
     },
 }
 
-impl fmt::Display for ViewError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Options(message) | Self::Graphics(message) | Self::Screenshot(message) => {
-                f.write_str(message)
-            }
-            Self::NoDisplay => f.write_str(
-                "no display to open the viewer on (DISPLAY and WAYLAND_DISPLAY are unset); \
-                 run it under xvfb-run for a virtual one, or use `toibox run`",
-            ),
-            Self::Closed { frames, asked } => {
-                write!(f, "the window closed after {frames} of {asked} frames")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ViewError {}
-
 /// Check `options` without opening anything: pane count, size, frames, the screenshot's
 /// directory, and a display to open a window on.
 pub fn check(options: &ViewOptions) -> Result<(), ViewError> {
-    let bad = |m: String| Err(ViewError::Options(m));
     if options.strategies.len() > MAX_PANES {
-        return bad(format!(
-            "{} strategies to compare; allowed: at most {MAX_PANES}, e.g. analytic,sliced:20",
-            options.strategies.len()
-        ));
+        return Err(ViewError::TooManyPanes {
+            count: options.strategies.len(),
+        });
     }
     for strategy in &options.strategies {
-        strategy
-            .validate()
-            .map_err(|e| ViewError::Options(e.to_string()))?;
+        strategy.validate()?;
     }
-    if options.size.0 < 64
-        || options.size.1 < 64
-        || options.size.0 > 16384
-        || options.size.1 > 16384
-    {
-        return bad(format!(
-            "window size {}x{}; allowed: 64 to 16384 pixels each way",
-            options.size.0, options.size.1
-        ));
+    let (width, height) = options.size;
+    if !((64..=16384).contains(&width) && (64..=16384).contains(&height)) {
+        return Err(ViewError::Size { width, height });
     }
     if options.frames == Some(0) {
-        return bad("0 frames; allowed: 1 or more".to_owned());
+        return Err(ViewError::NoFrames);
     }
     if let Some(path) = &options.screenshot {
         if options.frames.is_none() {
-            return bad("a screenshot needs --frames N: it is the last of N frames".to_owned());
+            return Err(ViewError::ScreenshotWithoutFrames);
         }
-        crate::output::check(path, crate::output::Output::Screenshot)
-            .map_err(|e| ViewError::Options(e.to_string()))?;
+        crate::output::check(path, crate::output::Output::Screenshot)?;
     }
     #[cfg(all(unix, not(target_os = "macos")))]
     if std::env::var_os("DISPLAY").is_none_or(|d| d.is_empty())

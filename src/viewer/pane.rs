@@ -7,24 +7,13 @@ use crate::judge::{BallStep, Judge, read_step};
 use crate::math::{Real, Vec3};
 use crate::runs::energy;
 use crate::scene::{Scene, SceneItem, SceneWorld};
-use crate::sim::StepError;
+use crate::sim::{StepError, StepStats};
 use crate::toi::{PairKind, ToiMode};
 
 /// Slice counts that `+` and `-` step through.
 const SLICES: [u32; 15] = [
     1, 2, 5, 10, 20, 50, 100, 150, 200, 500, 1000, 2000, 5000, 10_000, 100_000,
 ];
-
-/// Totals since the start or the last reset.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Totals {
-    /// Collisions resolved.
-    pub collisions: u64,
-    /// Contacts held after a step's budget of collisions ran out.
-    pub cap_hits: u64,
-    /// Balls those contacts stopped short of their step's end.
-    pub stopped: u64,
-}
 
 /// A scene's world stepped with one strategy.
 pub(crate) struct Pane {
@@ -40,8 +29,8 @@ pub(crate) struct Pane {
     /// Where balls touched something in the last step, by ball then time: the ball, the
     /// fraction of the step in `[0, 1]`, and its centre then.
     pub contacts: Vec<(usize, Real, Vec3)>,
-    /// Totals since the start.
-    pub totals: Totals,
+    /// The steps' stats folded together since the start ([`StepStats::add`]).
+    pub totals: StepStats,
     /// Kinetic energy at the start.
     pub kinetic_start: Real,
     /// Kinetic plus potential energy at the start, and now.
@@ -67,7 +56,7 @@ impl Pane {
             faults: Judge::new(scene),
             fault_paths: vec![None; scene.balls.len()],
             world,
-            totals: Totals::default(),
+            totals: StepStats::default(),
             kinetic_start: 0.0,
             energy: (0.0, 0.0),
             physics_ms: None,
@@ -162,9 +151,7 @@ impl Pane {
             None => ms,
         });
         let report = self.world.sim.report();
-        self.totals.collisions += report.stats.collisions;
-        self.totals.cap_hits += report.stats.events_cap_hits;
-        self.totals.stopped += report.stats.stopped;
+        self.totals.add(&report.stats);
         read_step(&self.world, &report.events, &mut self.balls);
         self.contacts.clear();
         for event in &report.events {
@@ -285,7 +272,7 @@ mod tests {
         for (ball, expected) in pane.balls.iter().zip(&report.balls) {
             assert_eq!(ball.position.to_array(), expected.pos, "bit for bit");
         }
-        assert_eq!(pane.totals.collisions, report.stats.collisions);
+        assert_eq!(pane.totals.collisions, report.stats.steps.collisions);
         assert_eq!(pane.faults.counts(), (0, 0));
     }
 

@@ -153,7 +153,7 @@ pub(crate) struct Lights {
 
 impl Materials {
     /// Compile the shaders.
-    pub fn load() -> Result<Self, String> {
+    pub fn load() -> Result<Self, macroquad::Error> {
         let alpha = BlendState::new(
             Equation::Add,
             BlendFactor::Value(BlendValue::SourceAlpha),
@@ -189,7 +189,6 @@ impl Materials {
                     textures: Vec::new(),
                 },
             )
-            .map_err(|e| format!("cannot compile the viewer's shaders: {e}"))
         };
         Ok(Self {
             lit: make(LIT_VERTEX, LIT_FRAGMENT, blended, lit_uniforms)?,

@@ -3,6 +3,8 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::ViewError;
+
 /// Write an RGBA image of `width` × `height` pixels whose rows run from the bottom up (as
 /// OpenGL reads them) to `path` as an RGB PNG.
 ///
@@ -14,14 +16,15 @@ pub(crate) fn write_png(
     width: u32,
     height: u32,
     bottom_up_rgba: &[u8],
-) -> Result<(), String> {
+) -> Result<(), ViewError> {
     let row = width as usize * 4;
     if bottom_up_rgba.len() != row * height as usize || width == 0 || height == 0 {
-        return Err(format!(
-            "{}: cannot write: the screen gave {} bytes for {width}x{height} pixels",
-            path.display(),
-            bottom_up_rgba.len()
-        ));
+        return Err(ViewError::ScreenData {
+            path: path.to_path_buf(),
+            bytes: bottom_up_rgba.len(),
+            width,
+            height,
+        });
     }
     let mut rgb = Vec::with_capacity(width as usize * height as usize * 3);
     for line in bottom_up_rgba.chunks_exact(row).rev() {
@@ -29,7 +32,9 @@ pub(crate) fn write_png(
             rgb.extend_from_slice(&pixel[..3]);
         }
     }
-    crate::output::write_whole(path, |w| encode(w, width, height, &rgb)).map_err(|e| e.to_string())
+    Ok(crate::output::write_whole(path, |w| {
+        encode(w, width, height, &rgb)
+    })?)
 }
 
 fn encode(w: &mut dyn Write, width: u32, height: u32, rgb: &[u8]) -> io::Result<()> {
@@ -65,6 +70,7 @@ pub(crate) fn unique_name(dir: &Path, stem: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::OutputError;
 
     #[test]
     fn a_png_is_written_top_down_and_read_back() {
@@ -94,8 +100,30 @@ mod tests {
         let path = Path::new("/no/such/dir/shot.png");
         let error = write_png(path, 1, 1, &[0, 0, 0, 255]).unwrap_err();
         assert!(
-            error.starts_with("/no/such/dir/shot.png: cannot write"),
+            matches!(error, ViewError::Output(OutputError::Write { .. })),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .starts_with("/no/such/dir/shot.png: cannot write"),
             "{error}"
+        );
+        assert!(
+            std::error::Error::source(&error).is_some(),
+            "keeps the io error"
+        );
+        let error = write_png(path, 2, 1, &[0, 0, 0, 255]).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                ViewError::ScreenData {
+                    bytes: 4,
+                    width: 2,
+                    ..
+                }
+            ),
+            "{error:?}"
         );
     }
 }

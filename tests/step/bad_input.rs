@@ -15,7 +15,8 @@ use rand_pcg::Pcg64;
 use toibox::sim::MAX_LENGTH;
 use toibox::sim::{Mass, Radius, Restitution, Sleep};
 use toibox::{
-    BallDef, Plane, Position, PreviousPosition, StepConfig, StepError, Stepper, Vec3, Velocity,
+    BallDef, BallField, CappedCylinder, Cylinder, InfiniteCylinder, Plane, Position,
+    PreviousPosition, StaticFault, StepConfig, StepError, Stepper, Vec3, Velocity,
 };
 
 fn v3(x: f64, y: f64, z: f64) -> Vec3 {
@@ -130,7 +131,7 @@ fn a_bad_ball_value_refuses_the_step_and_changes_nothing() {
             expect_refused(&mut world, &mut stepper, 1.0 / 60.0, |error| {
                 assert!(
                     matches!(error, StepError::InvalidBall { entity, field: f, .. }
-                        if *entity == victim && *f == field),
+                        if *entity == victim && f.name() == field),
                     "{field} = {value}: {error}"
                 );
             });
@@ -206,7 +207,7 @@ fn a_step_that_would_overflow_is_refused_whole() {
         expect_refused(&mut world, &mut stepper, 1.0 / 60.0, |error| {
             assert!(
                 matches!(error, StepError::OutOfRange { entity, field, .. }
-                    if *entity == balls[5] && *field == name),
+                    if *entity == balls[5] && field.name() == name),
                 "{name}: {error}"
             );
         });
@@ -224,7 +225,7 @@ fn a_step_that_would_overflow_is_refused_whole() {
     });
     expect_refused(&mut world, &mut stepper, 1e-262, |error| {
         assert!(
-            matches!(error, StepError::OutOfRange { entity, field: "velocity", .. }
+            matches!(error, StepError::OutOfRange { entity, field: BallField::Velocity, .. }
                 if *entity == fast),
             "{error}"
         );
@@ -333,5 +334,66 @@ fn two_balls_on_one_spot_move_together_until_they_part() {
         assert!(gap >= 1.0 - 1e-12, "va {va}: centres {gap} apart");
         let speed = |e: Entity| world.get::<&Velocity>(e).unwrap().0.length_squared();
         assert!(speed(a) + speed(b) <= va.length_squared() + vb.length_squared() + 1e-12);
+    }
+}
+
+#[test]
+fn a_bad_static_shape_refuses_the_step_and_names_the_fault() {
+    type Spoil = fn(&mut World) -> Entity;
+    let spoils: [(StaticFault, Spoil); 6] = [
+        (StaticFault::Plane, |w| {
+            w.spawn((Plane {
+                point: v3(0.0, -5.0, 0.0),
+                normal: v3(0.0, 2.0, 0.0),
+            },))
+        }),
+        (StaticFault::Plane, |w| {
+            w.spawn((Plane {
+                point: v3(f64::NAN, -5.0, 0.0),
+                normal: Vec3::Y,
+            },))
+        }),
+        (StaticFault::Cylinder, |w| {
+            w.spawn((Cylinder::Capped(CappedCylinder {
+                a: v3(0.0, -5.0, 0.0),
+                b: v3(0.0, -5.0, 0.0),
+                radius: 1.0,
+            }),))
+        }),
+        (StaticFault::Cylinder, |w| {
+            w.spawn((Cylinder::Infinite(InfiniteCylinder {
+                point: v3(20.0, 0.0, 0.0),
+                axis: Vec3::Z,
+                radius: -1.0,
+            }),))
+        }),
+        (StaticFault::Cylinder, |w| {
+            w.spawn((Cylinder::Infinite(InfiniteCylinder {
+                point: v3(20.0, 0.0, 0.0),
+                axis: v3(0.0, 0.0, 3.0),
+                radius: 1.0,
+            }),))
+        }),
+        (StaticFault::Restitution, |w| {
+            w.spawn((
+                Plane::new(v3(0.0, -5.0, 0.0), Vec3::Y).unwrap(),
+                Restitution(1.5),
+            ))
+        }),
+    ];
+    for (expected, spoil) in spoils {
+        let (mut world, _, mut stepper) = busy_world();
+        let shape = spoil(&mut world);
+        expect_refused(&mut world, &mut stepper, 1.0 / 60.0, |error| {
+            assert!(
+                matches!(error, StepError::InvalidStatic { entity, fault }
+                    if *entity == shape && *fault == expected),
+                "{expected:?}: {error}"
+            );
+            assert!(error.to_string().contains(expected.allowed()), "{error}");
+        });
+        // Mended, the same world steps
+        world.despawn(shape).unwrap();
+        stepper.step(&mut world, 1.0 / 60.0).unwrap();
     }
 }

@@ -250,7 +250,8 @@ fn show(
         ..defaults
     };
     // No display and nothing asked of the window: the headless run, as the README says
-    if viewer::check(&options) == Err(viewer::ViewError::NoDisplay) && args.frames.is_none() {
+    if matches!(viewer::check(&options), Err(viewer::ViewError::NoDisplay)) && args.frames.is_none()
+    {
         return view_headless(
             &scene,
             path,
@@ -347,9 +348,9 @@ fn print_events(events: &[runs::EventRecord]) {
             "  step {:>6}  t {:<12}  {:<13} ball {} with {} {}  at ({}, {}, {})  normal ({}, {}, {})  impulse {:.6e}",
             e.step,
             short(e.time),
-            e.kind,
+            e.kind.name(),
             e.a,
-            e.kind.strip_prefix("ball_").unwrap_or(e.kind),
+            e.kind.name().trim_start_matches("ball_"),
             e.b,
             short(px),
             short(py),
@@ -363,7 +364,7 @@ fn print_events(events: &[runs::EventRecord]) {
 }
 
 fn print_summary(r: &RunReport) {
-    let s = &r.stats;
+    let (s, totals) = (&r.stats, &r.stats.steps);
     let title = if r.name.is_empty() {
         String::new()
     } else {
@@ -380,24 +381,24 @@ fn print_summary(r: &RunReport) {
     println!(
         "  {}; {} (ball-ball {}, plane {}, cylinder {}, polygon {}); {}",
         count(r.balls.len(), "ball"),
-        count(s.collisions, "collision"),
-        s.ball_ball,
-        s.ball_plane,
-        s.ball_cylinder,
-        s.ball_polygon,
-        count(s.toi_queries, "TOI query")
+        count(totals.collisions, "collision"),
+        totals.ball_ball,
+        totals.ball_plane,
+        totals.ball_cylinder,
+        totals.ball_polygon,
+        count(totals.toi_queries, "TOI query")
     );
     let drift = plain_zero(runs::relative_change(s.energy_start, s.energy_end));
     println!(
         "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} stopped short); asleep at the end {}",
         plain_zero(s.energy_start),
         plain_zero(s.energy_end),
-        plain_zero(s.max_penetration),
-        s.escaped,
+        plain_zero(totals.max_penetration),
+        totals.escaped,
         s.passed_through,
-        s.events_cap_hits,
-        count(s.stopped, "ball"),
-        s.sleeping
+        totals.events_cap_hits,
+        count(totals.stopped, "ball"),
+        totals.sleeping
     );
     println!(
         "  {:.1} ms of stepping, {:.3} ms per step",

@@ -11,7 +11,7 @@ use crate::sim::change;
 use crate::sim::components::{
     Mass, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
 };
-use crate::sim::config::{MAX_LENGTH, StepError};
+use crate::sim::config::{BallField, MAX_LENGTH, StepError};
 use crate::sim::sleep::Rest;
 use crate::sim::statics;
 
@@ -21,9 +21,9 @@ impl Stepper {
     pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body, start, _| {
             if start.abs().max_element() > MAX_LENGTH {
-                Some("position")
+                Some(BallField::Position)
             } else if body.radius > MAX_LENGTH {
-                Some("radius")
+                Some(BallField::Radius)
             } else if body
                 .path
                 .velocity
@@ -32,7 +32,7 @@ impl Stepper {
                 .max((body.path.velocity * dt).abs().max_element())
                 > MAX_LENGTH
             {
-                Some("velocity")
+                Some(BallField::Velocity)
             } else {
                 None
             }
@@ -44,9 +44,9 @@ impl Stepper {
     pub(super) fn non_finite(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body, _, end| {
             if !end.is_finite() {
-                Some("position")
+                Some(BallField::Position)
             } else if !body.path.velocity.is_finite() {
-                Some("velocity")
+                Some(BallField::Velocity)
             } else {
                 None
             }
@@ -58,7 +58,7 @@ impl Stepper {
     pub(super) fn first_fault(
         &self,
         dt: Real,
-        fault: impl Fn(&BallBody, Vec3, Vec3) -> Option<&'static str>,
+        fault: impl Fn(&BallBody, Vec3, Vec3) -> Option<BallField>,
     ) -> Option<StepError> {
         let balls = &self.balls;
         let t_end = self.clock + dt;
@@ -386,26 +386,22 @@ fn check_ball(
     m: &Mass,
     e: Option<&Restitution>,
 ) -> Result<Real, StepError> {
-    let bad = |field, allowed| StepError::InvalidBall {
-        entity,
-        field,
-        allowed,
-    };
+    let bad = |field| StepError::InvalidBall { entity, field };
     if !p.0.is_finite() {
-        return Err(bad("position", "finite coordinates"));
+        return Err(bad(BallField::Position));
     }
     if !v.0.is_finite() {
-        return Err(bad("velocity", "finite components"));
+        return Err(bad(BallField::Velocity));
     }
     if !positive(r.0) {
-        return Err(bad("radius", "a finite number > 0"));
+        return Err(bad(BallField::Radius));
     }
     if !positive(m.0) {
-        return Err(bad("mass", "a finite number > 0"));
+        return Err(bad(BallField::Mass));
     }
     let restitution = e.map_or(1.0, |e| e.0);
     if !(0.0..=1.0).contains(&restitution) {
-        return Err(bad("restitution", "a number from 0 to 1"));
+        return Err(bad(BallField::Restitution));
     }
     Ok(restitution)
 }
