@@ -14,7 +14,7 @@
 
 use hecs::Entity;
 
-use crate::geometry::{Aabb, Ball, ConvexPolygon, Cylinder, Plane, Shape};
+use crate::geometry::{Aabb, Ball, Cylinder, Plane, Shape, StaticShape};
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem, SceneWorld};
 use crate::sim::{CollisionEvent, Radius};
@@ -105,13 +105,6 @@ pub fn read_step(world: &SceneWorld, events: &[CollisionEvent], out: &mut Vec<Ba
     }
 }
 
-/// A finite static shape with its box.
-#[derive(Clone, Debug)]
-enum Finite {
-    Cylinder(Cylinder),
-    Polygon(ConvexPolygon),
-}
-
 /// A ball's first fault, and each later one that outranks it: what, when, against what, and
 /// how deep.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,7 +154,7 @@ pub struct Judge {
     /// Infinite cylinders, tested against every ball, with their numbers in the scene.
     everywhere: Vec<(Cylinder, usize)>,
     /// Capped cylinders and polygons with their boxes and what they are in the scene.
-    finite: Vec<(Finite, Aabb, SceneItem)>,
+    finite: Vec<(StaticShape, Aabb, SceneItem)>,
     /// The fault of each ball, in scene order.
     pub per_ball: Vec<Option<Fault>>,
     /// Each ball's first fault, and an escape after passing through, in the order found.
@@ -182,7 +175,7 @@ impl Judge {
             match c.shape {
                 Cylinder::Capped(capped) => {
                     let b = Aabb::of_path(capped.a, capped.b, capped.radius);
-                    finite.push((Finite::Cylinder(c.shape), b, SceneItem::Cylinder(k)));
+                    finite.push((c.shape.into(), b, SceneItem::Cylinder(k)));
                 }
                 Cylinder::Infinite(_) => everywhere.push((c.shape, k)),
             }
@@ -190,7 +183,7 @@ impl Judge {
         for (k, p) in scene.polygons.iter().enumerate() {
             let vertices = p.shape.vertices().iter().copied();
             let b = Aabb::of_points(vertices).expect("a polygon has vertices");
-            finite.push((Finite::Polygon(p.shape.clone()), b, SceneItem::Polygon(k)));
+            finite.push((p.shape.clone().into(), b, SceneItem::Polygon(k)));
         }
         Self {
             planes: scene.planes.iter().map(|p| p.shape).collect(),
@@ -288,7 +281,7 @@ impl Judge {
                 continue;
             }
             match shape {
-                Finite::Cylinder(c) => {
+                StaticShape::Cylinder(c) => {
                     if c.point_proximity(ball.position).distance < 0.0 {
                         return Some((Fault::Escaped, *item, depth(c)));
                     }
@@ -298,13 +291,15 @@ impl Judge {
                         through = Some((*item, depth(c)));
                     }
                 }
-                Finite::Polygon(p) => {
+                StaticShape::Polygon(p) => {
                     if through.is_none()
                         && (p.overlaps(&end) || hit(analytic::ball_polygon(&sweep, p, dt)))
                     {
                         through = Some((*item, depth(p)));
                     }
                 }
+                // Unbounded: judged against every ball above, never listed here
+                StaticShape::Plane(_) => {}
             }
         }
         through.map(|(item, depth)| (Fault::PassedThrough, item, depth))

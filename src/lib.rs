@@ -120,7 +120,7 @@ pub use hecs;
 
 pub use geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
-    ShapeError, closest_point_on_sphere,
+    ShapeError, StaticShape, closest_point_on_sphere,
 };
 pub use math::{Real, Vec3};
 pub use sim::{

@@ -3,7 +3,8 @@ use super::{Proximity, Shape};
 use crate::math::{Real, Vec3, any_orthonormal, normalize_or};
 
 /// A solid cylinder with flat caps, from end point `a` to end point `b`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CappedCylinder {
     /// Centre of the first cap.
     pub a: Vec3,
@@ -14,7 +15,8 @@ pub struct CappedCylinder {
 }
 
 /// A solid cylinder of infinite length, as in NeHe's Lesson 30.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InfiniteCylinder {
     /// Any point of the axis.
     pub point: Vec3,
@@ -25,7 +27,8 @@ pub struct InfiniteCylinder {
 }
 
 /// Either kind of cylinder; the time-of-impact strategies take this.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Cylinder {
     /// Finite, with flat caps.
     Capped(CappedCylinder),

@@ -15,6 +15,7 @@ mod cylinder;
 mod error;
 mod plane;
 mod polygon;
+mod static_shape;
 
 pub(crate) use aabb::Aabb;
 pub use ball::{Ball, closest_point_on_sphere};
@@ -22,6 +23,7 @@ pub use cylinder::{CappedCylinder, Cylinder, InfiniteCylinder};
 pub use error::ShapeError;
 pub use plane::Plane;
 pub use polygon::ConvexPolygon;
+pub use static_shape::StaticShape;
 
 use crate::math::{Real, Vec3};
 

@@ -7,7 +7,8 @@ use crate::math::{Real, Vec3};
 /// A ball belongs on the side the normal points to. A ball whose centre is behind the plane
 /// overlaps the half-space (it is not "on the other side" and free to go on), which is how
 /// toibox tells an escaped ball from a legal one. NeHe's planes are two-sided; these are not.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Plane {
     /// Any point of the plane.
     pub point: Vec3,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::audit::{Audit, Verdict};
 use super::{RunOptions, RunReport, Runner, relative_change, run};
 use crate::judge::Fault;
-use crate::math::{Real, Vec3};
+use crate::math::Real;
 use crate::scene::{Scene, SceneItem};
 use crate::sim::StepError;
 use crate::toi::ToiMode;
@@ -241,7 +241,7 @@ pub fn compare(
 
         let s = &checked.stats;
         let drifts: Vec<Real> = (checked.balls.iter().zip(&reference.balls))
-            .map(|(a, b)| Vec3::from_array(a.pos).distance(Vec3::from_array(b.pos)))
+            .map(|(a, b)| a.pos.distance(b.pos))
             .collect();
         let per_step = |x: Real| if steps > 0 { x / steps as Real } else { 0.0 };
         let compared = tally.compared;

@@ -21,18 +21,9 @@ pub use compare::{
 
 use crate::judge::{BallStep, Judge, read_step};
 use crate::math::{Real, Vec3};
-use crate::scene::{Scene, SceneItem, SceneWorld};
-use crate::sim::{Mass, Position, StepError, StepStats, Velocity};
+use crate::scene::{BallEntry, Scene, SceneItem, SceneWorld};
+use crate::sim::{BallDef, Mass, Position, StepError, StepStats, Velocity};
 use crate::toi::{PairKind, ToiMode, ToiStrategy};
-
-/// A ball at the end of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct BallState {
-    /// Centre.
-    pub pos: [Real; 3],
-    /// Velocity.
-    pub vel: [Real; 3],
-}
 
 /// Totals of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -93,8 +84,8 @@ pub struct RunReport {
     pub dt: Real,
     /// Simulated time at the end.
     pub time: Real,
-    /// Every ball at the end, in scene order.
-    pub balls: Vec<BallState>,
+    /// Every ball at the end, in scene order, as a scene file's `balls` would give it.
+    pub balls: Vec<BallEntry>,
     /// Totals.
     pub stats: RunStats,
     /// Every collision, when asked for.
@@ -276,17 +267,10 @@ impl<'a> Runner<'a> {
         stats.energy_end = energy(&world.sim.world, self.scene.gravity);
         stats.momentum_end = crate::sim::momentum(&world.sim.world).to_array();
         stats.wall_ms = self.wall * 1e3;
-        let balls = world
-            .balls
-            .iter()
-            .map(|&e| {
-                let get = |v: Option<Vec3>| v.unwrap_or(Vec3::NAN).to_array();
-                BallState {
-                    pos: get(world.sim.world.get::<&Position>(e).ok().map(|p| p.0)),
-                    vel: get(world.sim.world.get::<&Velocity>(e).ok().map(|v| v.0)),
-                }
-            })
-            .collect();
+        let balls = (world.balls.iter())
+            .map(|&e| BallDef::of(&world.sim.world, e).map(BallEntry::from))
+            .collect::<Option<_>>()
+            .expect("a run's balls stay in its world");
         RunReport {
             scene: name.to_owned(),
             name: self.scene.name.clone(),

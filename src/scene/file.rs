@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::math::{Real, Vec3};
+use crate::sim::BallDef;
 use crate::toi::ToiMode;
 
 /// A scene as written in a RON file, before its values are checked.
@@ -92,6 +93,21 @@ pub struct BallEntry {
     /// Display colour, RGB in `[0, 1]`.
     #[serde(default)]
     pub color: Option<(f32, f32, f32)>,
+}
+
+impl From<BallDef> for BallEntry {
+    /// The entry that describes `ball`, every field given.
+    fn from(ball: BallDef) -> Self {
+        Self {
+            pos: ball.position,
+            vel: ball.velocity,
+            radius: ball.radius,
+            mass: Some(ball.mass),
+            restitution: Some(ball.restitution),
+            name: ball.name,
+            color: ball.color.map(|[r, g, b]| (r, g, b)),
+        }
+    }
 }
 
 /// Balls from a generator: seeded, never overlapping each other, all inside the box.

@@ -41,4 +41,4 @@ pub use load::{
     BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, ReadError, Scene, SceneError, SceneItem,
     SceneWorld, ValueError,
 };
-pub use snapshot::{BallState, CylinderState, PathState, PlaneState, SleepState, Snapshot, Static};
+pub use snapshot::{BallState, Snapshot, Static};

@@ -15,11 +15,15 @@ use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 use super::SceneError;
-use crate::geometry::{CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane};
+use crate::geometry::{ConvexPolygon, Cylinder, Plane};
 use crate::math::{Real, Vec3};
 use crate::sim::{
     Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
 };
+
+/// RON's extension that writes a cylinder as `Capped(a: ..., b: ..., radius: ...)`, the
+/// scene files' form, rather than `Capped((a: ..., ...))`; read whether or not a file enables it.
+const FORMAT: ron::extensions::Extensions = ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES;
 
 /// The state of a world: its balls and static shapes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,9 +32,9 @@ pub struct Snapshot {
     /// The balls, in the order the stepper reads them.
     pub balls: Vec<BallState>,
     /// The planes.
-    pub planes: Vec<Static<PlaneState>>,
+    pub planes: Vec<Static<Plane>>,
     /// The cylinders.
-    pub cylinders: Vec<Static<CylinderState>>,
+    pub cylinders: Vec<Static<Cylinder>>,
     /// The convex polygons, by their vertices.
     pub polygons: Vec<Static<Vec<Vec3>>>,
 }
@@ -52,53 +56,14 @@ pub struct BallState {
     /// [`PreviousPosition`].
     pub previous: Option<Vec3>,
     /// [`Sleep`].
-    pub sleep: Option<SleepState>,
+    pub sleep: Option<Sleep>,
     /// [`Path`]; where a snapshot does not give it, the ball starts a new path where it is.
     #[serde(default)]
-    pub path: Option<PathState>,
+    pub path: Option<Path>,
     /// [`Color`].
     pub color: Option<[f32; 3]>,
     /// [`Name`].
     pub name: Option<String>,
-}
-
-/// A ball's [`Sleep`] component.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SleepState {
-    /// [`Sleep::still_for`].
-    pub still_for: Real,
-    /// [`Sleep::anchor`].
-    pub anchor: Vec3,
-    /// [`Sleep::island`].
-    pub island: Option<NonZeroU64>,
-    /// [`Sleep::woken_from`].
-    pub woken_from: Option<NonZeroU64>,
-    /// [`Sleep::gravity`].
-    pub gravity: Vec3,
-    /// [`Sleep::written`]; zero where a snapshot does not give it (a sleeper then wakes).
-    #[serde(default)]
-    pub written: u64,
-    /// [`Sleep::surroundings`]; zero where a snapshot does not give it.
-    #[serde(default)]
-    pub surroundings: u64,
-    /// [`Sleep::island_size`]; zero where a snapshot does not give it.
-    #[serde(default)]
-    pub island_size: u32,
-}
-
-/// A ball's [`Path`] component.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PathState {
-    /// [`Path::origin`].
-    pub origin: Vec3,
-    /// [`Path::velocity`].
-    pub velocity: Vec3,
-    /// [`Path::time`].
-    pub time: Real,
-    /// [`Path::until`].
-    pub until: Real,
 }
 
 /// A static shape and its restitution, if it has one.
@@ -109,40 +74,6 @@ pub struct Static<S> {
     pub shape: S,
     /// Its [`Restitution`] component.
     pub restitution: Option<Real>,
-}
-
-/// A plane, as its fields.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlaneState {
-    /// [`Plane::point`].
-    pub point: Vec3,
-    /// [`Plane::normal`].
-    pub normal: Vec3,
-}
-
-/// A cylinder, as its fields.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum CylinderState {
-    /// A [`CappedCylinder`].
-    Capped {
-        /// Centre of one cap.
-        a: Vec3,
-        /// Centre of the other.
-        b: Vec3,
-        /// Radius.
-        radius: Real,
-    },
-    /// An [`InfiniteCylinder`].
-    Infinite {
-        /// A point of the axis.
-        point: Vec3,
-        /// Unit axis.
-        axis: Vec3,
-        /// Radius.
-        radius: Real,
-    },
 }
 
 impl Snapshot {
@@ -170,22 +101,8 @@ impl Snapshot {
                 mass: m.0,
                 restitution: e.map(|e| e.0),
                 previous: previous.map(|p| p.0),
-                sleep: sleep.map(|s| SleepState {
-                    still_for: s.still_for,
-                    anchor: s.anchor,
-                    island: s.island,
-                    woken_from: s.woken_from,
-                    gravity: s.gravity,
-                    written: s.written,
-                    surroundings: s.surroundings,
-                    island_size: s.island_size,
-                }),
-                path: path.map(|q| PathState {
-                    origin: q.origin,
-                    velocity: q.velocity,
-                    time: q.time,
-                    until: q.until,
-                }),
+                sleep: sleep.copied(),
+                path: path.copied(),
                 color: color.map(|c| c.0),
                 name: name.map(|n| n.0.clone()),
             });
@@ -193,28 +110,13 @@ impl Snapshot {
         let restitution = |e: Option<&Restitution>| e.map(|e| e.0);
         for (plane, e) in world.query::<(&Plane, Option<&Restitution>)>().iter() {
             snapshot.planes.push(Static {
-                shape: PlaneState {
-                    point: plane.point,
-                    normal: plane.normal,
-                },
+                shape: *plane,
                 restitution: restitution(e),
             });
         }
         for (cylinder, e) in world.query::<(&Cylinder, Option<&Restitution>)>().iter() {
-            let shape = match *cylinder {
-                Cylinder::Capped(c) => CylinderState::Capped {
-                    a: c.a,
-                    b: c.b,
-                    radius: c.radius,
-                },
-                Cylinder::Infinite(c) => CylinderState::Infinite {
-                    point: c.point,
-                    axis: c.axis,
-                    radius: c.radius,
-                },
-            };
             snapshot.cylinders.push(Static {
-                shape,
+                shape: *cylinder,
                 restitution: restitution(e),
             });
         }
@@ -233,13 +135,14 @@ impl Snapshot {
     /// Write the snapshot as RON text.
     #[must_use]
     pub fn to_ron(&self) -> String {
-        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
-            .expect("numbers, text and lists always serialise")
+        let config = ron::ser::PrettyConfig::default().extensions(FORMAT);
+        ron::ser::to_string_pretty(self, config).expect("numbers, text and lists always serialise")
     }
 
     /// Read a snapshot from RON `text`; `file` names it in errors.
     pub fn from_ron(text: &str, file: &str) -> Result<Self, SceneError> {
         ron::Options::default()
+            .with_default_extension(FORMAT)
             .from_str(text)
             .map_err(|e| SceneError::Syntax {
                 file: file.to_owned(),
@@ -290,23 +193,13 @@ impl Snapshot {
                     name.map(|k| *islands.entry(k).or_insert(entity.to_bits()))
                 };
                 builder.add(Sleep {
-                    still_for: s.still_for,
-                    anchor: s.anchor,
                     island: rename(s.island),
                     woken_from: rename(s.woken_from),
-                    gravity: s.gravity,
-                    written: s.written,
-                    surroundings: s.surroundings,
-                    island_size: s.island_size,
+                    ..s
                 });
             }
             if let Some(q) = ball.path {
-                builder.add(Path {
-                    origin: q.origin,
-                    velocity: q.velocity,
-                    time: q.time,
-                    until: q.until,
-                });
+                builder.add(q);
             }
             if let Some(c) = ball.color {
                 builder.add(Color(c));
@@ -319,28 +212,10 @@ impl Snapshot {
                 .expect("a reserved entity");
         }
         for p in &self.planes {
-            let plane = Plane {
-                point: p.shape.point,
-                normal: p.shape.normal,
-            };
-            spawn_static(&mut world, plane, p.restitution);
+            spawn_static(&mut world, p.shape, p.restitution);
         }
         for c in &self.cylinders {
-            let cylinder = match c.shape {
-                CylinderState::Capped { a, b, radius } => {
-                    Cylinder::Capped(CappedCylinder { a, b, radius })
-                }
-                CylinderState::Infinite {
-                    point,
-                    axis,
-                    radius,
-                } => Cylinder::Infinite(InfiniteCylinder {
-                    point,
-                    axis,
-                    radius,
-                }),
-            };
-            spawn_static(&mut world, cylinder, c.restitution);
+            spawn_static(&mut world, c.shape, c.restitution);
         }
         for (p, polygon) in self.polygons.iter().zip(polygons) {
             spawn_static(&mut world, polygon, p.restitution);
@@ -390,5 +265,35 @@ mod tests {
             matches!(&error, SceneError::Value { field, .. } if field == "polygons[0].shape"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn shapes_read_in_the_scene_files_form_with_or_without_the_header() {
+        use crate::geometry::{CappedCylinder, InfiniteCylinder};
+        let text = "(balls: [], \
+            planes: [(shape: (point: (0.0, -1.0, 0.0), normal: (0.0, 1.0, 0.0)), restitution: None)], \
+            cylinders: [\
+              (shape: Capped(a: (0.0, 0.0, 0.0), b: (0.0, 1.0, 0.0), radius: 0.5), restitution: Some(0.5)), \
+              (shape: Infinite(point: (1.0, 0.0, 0.0), axis: (0.0, 0.0, 1.0), radius: 0.25), restitution: None)], \
+            polygons: [])";
+        let snapshot = Snapshot::from_ron(text, "s.ron").unwrap();
+        assert_eq!(
+            snapshot.planes[0].shape,
+            Plane::new(Vec3::NEG_Y, Vec3::Y).unwrap()
+        );
+        assert_eq!(
+            snapshot.cylinders[0].shape,
+            Cylinder::Capped(CappedCylinder::new(Vec3::ZERO, Vec3::Y, 0.5).unwrap())
+        );
+        assert_eq!(snapshot.cylinders[0].restitution, Some(0.5));
+        assert_eq!(
+            snapshot.cylinders[1].shape,
+            Cylinder::Infinite(InfiniteCylinder::new(Vec3::X, Vec3::Z, 0.25).unwrap())
+        );
+        let written = snapshot.to_ron();
+        assert!(!written.contains("Capped(("), "{written}");
+        assert_eq!(Snapshot::from_ron(&written, "w.ron").unwrap(), snapshot);
+        let world = snapshot.restore().unwrap();
+        assert_eq!(Snapshot::capture(&world), snapshot);
     }
 }

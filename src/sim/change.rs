@@ -25,7 +25,7 @@ use crate::math::{Real, Vec3};
 use crate::toi::ToiMode;
 
 use super::config::StepConfig;
-use super::statics::StaticShape;
+use crate::geometry::StaticShape;
 
 /// A hasher fed with the bits of numbers.
 #[derive(Default)]

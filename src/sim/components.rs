@@ -56,7 +56,8 @@ pub struct Name(pub String);
 /// A path holds while the ball's [`Position`] is where the path puts it at `until` and its
 /// [`Velocity`] is the path's, bit for bit; a ball without one, or whose components were
 /// edited, starts a new path where it is.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Path {
     /// Where the ball was at `time`.
     pub origin: Vec3,
@@ -100,7 +101,8 @@ pub struct PreviousPosition(pub Vec3);
 ///
 /// See [`sleep`](crate::sim::sleep) for the rule. [`Sleep::wake`] wakes a ball and, at the end
 /// of the next step, the balls it sleeps with; setting it to the default wakes only that ball.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sleep {
     /// How long the ball has been still, in time units.
     pub still_for: Real,
@@ -115,12 +117,15 @@ pub struct Sleep {
     pub gravity: Vec3,
     /// While asleep, the fingerprint of its position, radius, mass and restitution as the
     /// stepper last wrote them: an edit of any of them wakes it (and its island after the step).
+    #[serde(default)]
     pub written: u64,
     /// While asleep, the fingerprint of the static shapes and the step configuration it fell
     /// asleep among: any change to them wakes it.
+    #[serde(default)]
     pub surroundings: u64,
     /// While asleep, how many balls its island has: an island that lost a ball (despawned, or
     /// its `Sleep` reset) wakes whole.
+    #[serde(default)]
     pub island_size: u32,
 }
 
@@ -222,6 +227,33 @@ impl BallDef {
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
+    }
+
+    /// Read the ball `entity` of `world` back: its position, velocity, radius and mass, and
+    /// its restitution (1 without one), colour and name. `None` when the entity does not exist
+    /// or lacks one of the first four.
+    ///
+    /// ```
+    /// use toibox::{BallDef, Vec3};
+    /// let mut world = hecs::World::new();
+    /// let cue = BallDef::new(Vec3::X, 0.5).velocity(Vec3::Y).restitution(0.8).name("cue");
+    /// let entity = cue.clone().spawn(&mut world);
+    /// assert_eq!(BallDef::of(&world, entity), Some(cue));
+    /// world.despawn(entity).unwrap();
+    /// assert_eq!(BallDef::of(&world, entity), None);
+    /// ```
+    #[must_use]
+    pub fn of(world: &hecs::World, entity: hecs::Entity) -> Option<Self> {
+        let entity = world.entity(entity).ok()?;
+        let mut ball = Self::new(entity.get::<&Position>()?.0, entity.get::<&Radius>()?.0)
+            .velocity(entity.get::<&Velocity>()?.0)
+            .mass(entity.get::<&Mass>()?.0);
+        if let Some(e) = entity.get::<&Restitution>() {
+            ball.restitution = e.0;
+        }
+        ball.color = entity.get::<&Color>().map(|c| c.0);
+        ball.name = entity.get::<&Name>().map(|n| n.0.clone());
+        Some(ball)
     }
 
     /// Spawn the ball into `world` and return its entity.

@@ -422,9 +422,9 @@ impl Neighbours {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::StaticShape;
     use crate::geometry::{ConvexPolygon, Plane};
     use crate::sim::bodies::Trajectory;
-    use crate::sim::statics::StaticShape;
 
     /// A ball at `at` of `radius` moving at `velocity`, on its path since time 0.
     fn body(at: Vec3, radius: Real, velocity: Vec3) -> BallBody {

@@ -4,21 +4,14 @@ use hecs::{Entity, World};
 
 use super::components::Restitution;
 use super::config::{StaticFault, StepError};
-use crate::geometry::Aabb;
-use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Proximity, Shape};
+use crate::geometry::{Aabb, ConvexPolygon, Cylinder, Plane, Shape, StaticShape};
 use crate::math::{Real, Vec3, positive};
 use crate::toi::{MovingBall, PairKind, Toi, ToiStrategy};
 
-/// A static shape as the stepper keeps it.
-#[derive(Clone, Debug)]
-pub(super) enum StaticShape {
-    Plane(Plane),
-    Cylinder(Cylinder),
-    Polygon(ConvexPolygon),
-}
-
+/// The stepper's questions of a static shape.
 impl StaticShape {
-    pub fn kind(&self) -> PairKind {
+    /// The kind of pair a ball and this shape make.
+    pub(crate) fn kind(&self) -> PairKind {
         match self {
             Self::Plane(_) => PairKind::BallPlane,
             Self::Cylinder(_) => PairKind::BallCylinder,
@@ -26,15 +19,8 @@ impl StaticShape {
         }
     }
 
-    pub fn proximity(&self, ball: &Ball) -> Proximity {
-        match self {
-            Self::Plane(s) => s.proximity(ball),
-            Self::Cylinder(s) => s.proximity(ball),
-            Self::Polygon(s) => s.proximity(ball),
-        }
-    }
-
-    pub fn toi<S: ToiStrategy + ?Sized>(
+    /// Ask `strategy` when `ball` first touches this shape within `[0, t_max]`.
+    pub(crate) fn toi<S: ToiStrategy + ?Sized>(
         &self,
         strategy: &S,
         ball: &MovingBall,
@@ -50,7 +36,7 @@ impl StaticShape {
     /// True when no ball inside `aabb` can touch the shape: the box lies wholly in front of a
     /// plane, by more than rounding. Always false for other shapes.
     #[inline]
-    pub fn misses_box(&self, aabb: &Aabb) -> bool {
+    pub(crate) fn misses_box(&self, aabb: &Aabb) -> bool {
         let Self::Plane(plane) = self else {
             return false;
         };
@@ -61,25 +47,10 @@ impl StaticShape {
         plane.signed_distance(corner) > margin
     }
 
-    /// The box of a finite shape; `None` for planes and infinite cylinders.
-    pub fn aabb(&self) -> Option<Aabb> {
-        match self {
-            Self::Plane(_) | Self::Cylinder(Cylinder::Infinite(_)) => None,
-            Self::Cylinder(Cylinder::Capped(c)) => Some(Aabb::of_path(c.a, c.b, c.radius)),
-            Self::Polygon(p) => {
-                let (min, max) = p.vertices().iter().fold(
-                    (Vec3::splat(Real::INFINITY), Vec3::splat(Real::NEG_INFINITY)),
-                    |(lo, hi), v| (lo.min(*v), hi.max(*v)),
-                );
-                Some(Aabb { min, max })
-            }
-        }
-    }
-
     /// The signed distance from `point` to the surface (negative inside), and whether a ball
     /// centred there has its centre behind a plane or inside a cylinder.
     #[inline]
-    pub fn gap(&self, point: Vec3) -> (Real, bool) {
+    pub(crate) fn gap(&self, point: Vec3) -> (Real, bool) {
         match self {
             Self::Plane(s) => {
                 let gap = s.signed_distance(point);

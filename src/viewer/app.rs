@@ -17,7 +17,6 @@ use macroquad::texture::get_screen_data;
 use macroquad::time::{get_fps, get_frame_time};
 use macroquad::window::{clear_background, next_frame, screen_height, screen_width};
 
-use super::bounds::Bounds;
 use super::camera::{Orbit, OrbitCamera};
 use super::effects::{Flashes, Trails};
 use super::hud::{ACCENT, DIM, FAULT, Hud, Line, TEXT, WARN};
@@ -27,6 +26,7 @@ use super::pane::{Pane, drift};
 use super::render::{Batch, Lights, Materials, Spheres, StaticScene, palette, rgba, v3};
 use super::screenshot::{unique_name, write_png};
 use super::{ViewError, ViewOptions, ViewSummary};
+use crate::geometry::Aabb;
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem};
 use crate::sim::FixedStep;
@@ -60,7 +60,7 @@ struct App {
     flashes: Vec<Flashes>,
     trails: Vec<Trails>,
     colors: Vec<[f32; 3]>,
-    bounds: Bounds,
+    bounds: Aabb,
     statics: StaticScene,
     camera: OrbitCamera,
     clock: FixedStep,
@@ -175,7 +175,7 @@ impl App {
         let colors = (scene.balls.iter().enumerate())
             .map(|(i, b)| b.color.unwrap_or_else(|| palette(i)))
             .collect();
-        let bounds = Bounds::of_scene(&scene);
+        let bounds = Aabb::of_scene(&scene);
         let clip = bounds.grown(bounds.largest_extent() * 0.01);
         let statics = StaticScene::new(&scene, &clip);
         let aspect = f64::from(options.size.0) / panes.len() as f64 / f64::from(options.size.1);

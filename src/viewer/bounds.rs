@@ -1,19 +1,11 @@
 //! The box a scene is framed and drawn in, and the clipping of unbounded shapes to it.
 
-use crate::geometry::{Cylinder, Plane};
+use crate::geometry::{Aabb, Cylinder, Plane};
 use crate::math::{Real, Vec3};
 use crate::scene::Scene;
 
-/// An axis-aligned box, `min <= max` on every axis.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Bounds {
-    /// The low corner.
-    pub min: Vec3,
-    /// The high corner.
-    pub max: Vec3,
-}
-
-impl Bounds {
+/// The viewer's uses of a box: framing, the camera's reach, and clipping unbounded shapes.
+impl Aabb {
     /// Grow the box to hold `p`.
     pub fn include(&mut self, p: Vec3) {
         self.min = self.min.min(p);
@@ -234,8 +226,8 @@ fn clip_polygon(polygon: &[Vec3], normal: Vec3, offset: Real) -> Vec<Vec3> {
 mod tests {
     use super::*;
 
-    fn cube() -> Bounds {
-        Bounds {
+    fn cube() -> Aabb {
+        Aabb {
             min: -Vec3::ONE,
             max: Vec3::ONE,
         }
@@ -283,7 +275,7 @@ mod tests {
     fn scene_bounds_take_the_walls_of_the_nehe_room() {
         let scene =
             Scene::parse(include_str!("../../scenes/nehe_room.ron"), "nehe_room.ron").unwrap();
-        let b = Bounds::of_scene(&scene);
+        let b = Aabb::of_scene(&scene);
         // Walls at ±320 and the floor at -320 widen the balls' box; the top is the balls'
         assert_eq!(b.min, Vec3::new(-320.0, -320.0, -320.0));
         assert_eq!(b.max, Vec3::new(320.0, 320.0, 320.0));
@@ -297,7 +289,7 @@ mod tests {
             "far.ron",
         )
         .unwrap();
-        let b = Bounds::of_scene(&scene);
+        let b = Aabb::of_scene(&scene);
         assert!(b.max.x < 1.0, "{b:?}");
     }
 }

@@ -3,8 +3,8 @@
 
 use macroquad::camera::Camera3D;
 
-use super::bounds::Bounds;
 use super::render::v3;
+use crate::geometry::Aabb;
 use crate::math::{Real, Vec3, normalize_or};
 
 /// Vertical field of view, in radians.
@@ -51,7 +51,7 @@ impl OrbitCamera {
     /// when it is thin front to back (a Galton board, a row of balls), from above at an angle
     /// when it is thin in height (a table); any other scene from a three-quarter view.
     #[must_use]
-    pub fn framing(bounds: &Bounds, gravity: Vec3, aspect: Real) -> Self {
+    pub fn framing(bounds: &Aabb, gravity: Vec3, aspect: Real) -> Self {
         let up = normalize_or(-gravity, Vec3::Y);
         let front = {
             let z = Vec3::Z - up * up.dot(Vec3::Z);
@@ -122,7 +122,7 @@ impl OrbitCamera {
     /// Return the distance from which the box fits a viewport of `aspect` with a margin,
     /// looking along the current direction at its centre.
     #[must_use]
-    pub fn fit_distance(&self, bounds: &Bounds, aspect: Real) -> Real {
+    pub fn fit_distance(&self, bounds: &Aabb, aspect: Real) -> Real {
         let (right, up, forward) = self.axes();
         let tan_y = (FOVY * 0.5).tan();
         let tan_x = tan_y * aspect;
@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn the_framing_shows_every_corner_of_the_box() {
-        let bounds = Bounds {
+        let bounds = Aabb {
             min: Vec3::new(-320.0, -320.0, -320.0),
             max: Vec3::new(320.0, 320.0, 320.0),
         };
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_board_thin_front_to_back_is_seen_from_the_front() {
-        let bounds = Bounds {
+        let bounds = Aabb {
             min: Vec3::new(-0.45, 0.0, -0.01),
             max: Vec3::new(0.45, 2.12, 0.01),
         };
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn panning_and_zooming_move_the_target_and_the_distance() {
-        let bounds = Bounds {
+        let bounds = Aabb {
             min: -Vec3::ONE,
             max: Vec3::ONE,
         };

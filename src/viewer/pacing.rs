@@ -93,7 +93,7 @@ pub(crate) fn speed_label(power: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::viewer::bounds::Bounds;
+    use crate::geometry::Aabb;
 
     #[test]
     fn long_slow_scenes_play_at_wall_clock_speed() {
@@ -149,7 +149,7 @@ mod tests {
         ] {
             let path = format!("{}/scenes/{file}", env!("CARGO_MANIFEST_DIR"));
             let scene = Scene::load(&path).unwrap();
-            let extent = Bounds::of_scene(&scene).largest_extent();
+            let extent = Aabb::of_scene(&scene).largest_extent();
             let pacing = Pacing::of_scene(&scene, extent, base_speed(scene.dt));
             assert_eq!((pacing.speed_power, pacing.paused), expected, "{file}");
         }

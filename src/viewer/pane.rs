@@ -270,7 +270,11 @@ mod tests {
         };
         let report = runs::run(&scene, "cradle", options, |_| {}).unwrap();
         for (ball, expected) in pane.balls.iter().zip(&report.balls) {
-            assert_eq!(ball.position.to_array(), expected.pos, "bit for bit");
+            assert_eq!(
+                ball.position.to_array(),
+                expected.pos.to_array(),
+                "bit for bit"
+            );
         }
         assert_eq!(pane.totals.collisions, report.stats.steps.collisions);
         assert_eq!(pane.faults.counts(), (0, 0));

@@ -16,7 +16,8 @@ use macroquad::miniquad::{
 use macroquad::models::{Mesh, Vertex, draw_line_3d, draw_mesh};
 use macroquad::prelude::Color;
 
-use super::bounds::{Bounds, plane_axes};
+use super::bounds::plane_axes;
+use crate::geometry::Aabb;
 use crate::geometry::{Cylinder, Plane};
 use crate::math::{Real, Vec3, any_orthonormal};
 use crate::scene::Scene;
@@ -438,7 +439,7 @@ pub(crate) struct StaticScene {
 impl StaticScene {
     /// Clip the scene's unbounded shapes to `clip` and keep everything in `f32`.
     #[must_use]
-    pub fn new(scene: &Scene, clip: &Bounds) -> Self {
+    pub fn new(scene: &Scene, clip: &Aabb) -> Self {
         let panels = scene
             .planes
             .iter()
@@ -559,7 +560,7 @@ fn back_to_front<'a>(polygons: impl Iterator<Item = &'a [V3]>, eye: Vec3) -> Vec
 }
 
 /// Clip `plane` to `clip` and lay a grid on it; `None` when it misses the box.
-fn panel(plane: &Plane, clip: &Bounds) -> Option<Panel> {
+fn panel(plane: &Plane, clip: &Aabb) -> Option<Panel> {
     let outline = clip.clip_plane(plane);
     if outline.len() < 3 {
         return None;

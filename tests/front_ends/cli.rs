@@ -157,6 +157,18 @@ fn run_json_has_every_field_of_the_contract_and_the_closed_form_answer() {
         "{}",
         balls[1]
     );
+    // Each ball as a scene file gives it, every field filled in
+    assert_eq!(number(&balls[1]["radius"]), 0.5);
+    assert_eq!(number(&balls[1]["restitution"]), 1.0);
+    let volume = 4.0 / 3.0 * std::f64::consts::PI * 0.125;
+    assert!(
+        (number(&balls[1]["mass"]) - volume).abs() < 1e-12,
+        "{}",
+        balls[1]
+    );
+    assert_eq!(balls[1]["name"], "right");
+    assert!(balls[0]["name"].is_null());
+    assert_eq!(vector(&balls[1]["color"]), [1.0, 0.2, 0.2]);
     assert!(out.get("events").is_none(), "events only when asked");
 }
 
