@@ -1,11 +1,12 @@
 //! Helpers shared by the test files: short vector construction, a ball's position and
-//! velocity, a configuration without gravity, and float comparisons with a stated tolerance.
+//! velocity, a configuration without gravity, float comparisons with a stated tolerance, and
+//! the shapes several files measure against.
 
 // Each test file uses some of these
 #![allow(dead_code)]
 
 use toibox::hecs::{Entity, World};
-use toibox::{Position, StepConfig, Vec3, Velocity};
+use toibox::{CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity};
 
 /// The position of `ball` in `world`.
 #[track_caller]
@@ -66,4 +67,21 @@ pub fn assert_vec_close_named(actual: Vec3, expected: Vec3, tol: f64, what: &str
         (actual - expected).length() <= tol * expected.length().max(1.0),
         "{what}: got {actual}, expected {expected} (tolerance {tol})"
     );
+}
+
+/// Cylinder along +y from the origin to (0,4,0), radius 2. The set of centres that touch it
+/// for a ball of radius 1: side |x⊥| = 3 for y in [0,4], caps y = -1 and y = 5 within |x⊥| <= 2,
+/// and the rims (tori of radii 2 and 1).
+pub fn can() -> CappedCylinder {
+    CappedCylinder::new(Vec3::ZERO, v3(0.0, 4.0, 0.0), 2.0).unwrap()
+}
+
+/// Triangle in z = 0, counter-clockwise around +z (normal +z).
+pub fn triangle() -> ConvexPolygon {
+    ConvexPolygon::new(vec![
+        v3(0.0, 0.0, 0.0),
+        v3(4.0, 0.0, 0.0),
+        v3(0.0, 4.0, 0.0),
+    ])
+    .unwrap()
 }

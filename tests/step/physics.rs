@@ -16,6 +16,8 @@ use crate::common::{
     assert_close_named, assert_vec_close_named, no_gravity, position, v3, velocity,
 };
 use hecs::{Entity, World};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
 use toibox::scene::random_block;
 use toibox::sim::{Mass, Radius, Restitution, kinetic_energy, momentum};
 use toibox::{
@@ -1128,20 +1130,6 @@ fn discrete_leaves_an_overlap_that_analytic_prevents() {
 // Random scenes
 // ---------------------------------------------------------------------------------------------
 
-/// SplitMix64: a small seeded generator for editing the generated balls.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 const HALF: f64 = 1.0;
 
 /// The content of a random scene: a box of six planes (half side 1), an infinite and a capped
@@ -1177,22 +1165,26 @@ fn random_scene(seed: u64, count: u64, speed: f64) -> Scene {
         ])
         .unwrap(),
     ];
-    let mut rng = Rng(seed);
+    let mut rng = Pcg64::seed_from_u64(seed);
     let corner = Vec3::splat(HALF);
     let balls = random_block(-corner, corner, count, 0.06, speed, seed)
         .unwrap()
         .into_iter()
         .filter_map(|ball| {
             // Shrinking keeps the balls apart and inside
-            let radius = ball.radius * (0.5 + 0.5 * rng.next());
-            let density = 0.5 + 3.5 * rng.next();
-            let restitution = if rng.next() < 0.25 {
+            let radius = ball.radius * (0.5 + 0.5 * rng.random::<f64>());
+            let density = 0.5 + 3.5 * rng.random::<f64>();
+            let restitution = if rng.random::<f64>() < 0.25 {
                 1.0
             } else {
-                0.5 + 0.5 * rng.next()
+                0.5 + 0.5 * rng.random::<f64>()
             };
             // A few fast ones: 45 per unit time, several radii per step of 0.01
-            let boost = if rng.next() < 0.15 { 15.0 } else { 1.0 };
+            let boost = if rng.random::<f64>() < 0.15 {
+                15.0
+            } else {
+                1.0
+            };
             let shape = Ball::new(ball.position, radius);
             let clear = cylinders.iter().all(|c| c.distance(&shape) > 0.01)
                 && polygons.iter().all(|p| p.distance(&shape) > 0.01);
@@ -1247,6 +1239,7 @@ fn run_random_scene(seed: u64, gravity: Vec3, steps: usize) {
         ..StepConfig::default()
     });
     let mut collisions = [0u64; 4];
+    let mut queries = 0;
     for k in 0..steps {
         // Gravity is applied first (v += g dt), then the paths are straight: only collisions
         // change the kinetic energy after that, and they may only take it away. (With gravity
@@ -1260,7 +1253,7 @@ fn run_random_scene(seed: u64, gravity: Vec3, steps: usize) {
             .sum();
         let report = step(&mut stepper, &mut world, dt);
         let s = report.stats;
-        assert!(s.toi_queries > 0, "seed {seed}, step {k}: queries asked");
+        queries += s.toi_queries;
         assert!(
             s.kinetic_energy <= kicked * (1.0 + 1e-12),
             "seed {seed}, step {k}: energy rose from {kicked} to {}",
@@ -1294,7 +1287,9 @@ fn run_random_scene(seed: u64, gravity: Vec3, steps: usize) {
             }
         }
     }
-    // The scene exercises every kind of pair (so the checks above mean something)
+    // The scene exercises every kind of pair (so the checks above mean something); a quiet
+    // step may ask nothing where predictions are kept, a run asks many
+    assert!(queries >= steps as u64, "seed {seed}: {queries} queries");
     assert!(
         collisions.iter().all(|&c| c > 0),
         "seed {seed}: collisions by kind {collisions:?}"
@@ -1316,14 +1311,9 @@ fn random_scenes_with_gravity_lose_energy_and_keep_their_balls() {
 }
 
 #[test]
-fn random_scene_with_gravity_seed_3() {
-    // Step 210: 6,589 ball-ball events between two balls resting on the floor, all at
-    // t = 0.009023 into the step, then the cap (1000 + 100 · 56) and an overlap of 1.1e-3.
-    run_random_scene(3, v3(0.0, -9.81, 0.0), 300);
-}
-
-#[test]
 fn a_ball_resting_off_centre_on_another_does_not_stall_the_step() {
+    // First seen in a random scene (6,589 events between two balls resting on the floor, then
+    // the cap and an overlap of 1.1e-3); this is that contact alone.
     // Floor y = 0; ball B (radius 0.5, mass 1) at rest on it at (0, 0.5, 0); ball A (the same)
     // at rest on B, touching it with the unit offset (x, √(1 - x²), 0); default gravity and
     // rest speed, steps of 0.01. A slides off B: each step has a few contacts (floor-B, B-A at

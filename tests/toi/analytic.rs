@@ -4,7 +4,7 @@
 //! Tolerances: `EXACT` (1e-12, relative, absolute below 1) for closed forms, `NEWTON` (1e-9) where
 //! the rim iteration is involved.
 
-use crate::common::{assert_close, assert_vec_close, v3};
+use crate::common::{assert_close, assert_vec_close, can, triangle, v3};
 use toibox::toi::analytic::{
     ball_ball, ball_capped_cylinder, ball_cylinder, ball_infinite_cylinder, ball_plane,
     ball_polygon,
@@ -56,23 +56,6 @@ fn assert_contact(c: &Contact, time: f64, point: Vec3, normal: Vec3, depth: f64,
 
 fn floor() -> Plane {
     Plane::new(Vec3::ZERO, Vec3::Y).unwrap()
-}
-
-/// Cylinder along +y from the origin to (0,4,0), radius 2. The set of centres that touch it
-/// for a ball of radius 1: side |x⊥| = 3 for y in [0,4], caps y = -1 and y = 5 within |x⊥| <= 2,
-/// and the rims (tori of radii 2 and 1).
-fn can() -> CappedCylinder {
-    CappedCylinder::new(Vec3::ZERO, v3(0.0, 4.0, 0.0), 2.0).unwrap()
-}
-
-/// Triangle in z = 0 with normal +z.
-fn triangle() -> ConvexPolygon {
-    ConvexPolygon::new(vec![
-        v3(0.0, 0.0, 0.0),
-        v3(4.0, 0.0, 0.0),
-        v3(0.0, 4.0, 0.0),
-    ])
-    .unwrap()
 }
 
 /// Square [0,2]² in z = 0 with normal +z.

@@ -3,7 +3,7 @@
 //!
 //! Tolerance: `EXACT` (1e-12, relative, absolute below 1) unless a test says otherwise.
 
-use crate::common::{assert_close, assert_vec_close, v3};
+use crate::common::{assert_close, assert_vec_close, can, triangle, v3};
 use toibox::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
     ShapeError, Vec3, closest_point_on_sphere,
@@ -16,21 +16,6 @@ fn assert_proximity(p: &Proximity, distance: f64, point: Vec3, normal: Vec3) {
     assert_close(p.distance, distance, EXACT);
     assert_vec_close(p.point, point, EXACT);
     assert_vec_close(p.normal, normal, EXACT);
-}
-
-/// Cylinder along +y from the origin to (0,4,0), radius 2.
-fn can() -> CappedCylinder {
-    CappedCylinder::new(Vec3::ZERO, v3(0.0, 4.0, 0.0), 2.0).unwrap()
-}
-
-/// Triangle in z = 0, counter-clockwise around +z.
-fn triangle() -> ConvexPolygon {
-    ConvexPolygon::new(vec![
-        v3(0.0, 0.0, 0.0),
-        v3(4.0, 0.0, 0.0),
-        v3(0.0, 4.0, 0.0),
-    ])
-    .unwrap()
 }
 
 /// Frame of the tilted square: u × w = n.
