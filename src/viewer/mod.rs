@@ -64,6 +64,9 @@ use crate::toi::{ParseToiModeError, ToiMode};
 /// Most panes side by side.
 pub const MAX_PANES: usize = 2;
 
+/// Widths and heights a window may have, in pixels.
+pub const WINDOW_SIZES: std::ops::RangeInclusive<u32> = 64..=16384;
+
 /// How to show a scene.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewOptions {
@@ -119,8 +122,12 @@ pub enum ViewError {
     /// A strategy to compare has a bad parameter; found before any window opens.
     #[error(transparent)]
     Strategy(#[from] ParseToiModeError),
-    /// The window size is out of range; found before any window opens.
-    #[error("window size {width}x{height}; allowed: 64 to 16384 pixels each way")]
+    /// The window size is out of [`WINDOW_SIZES`]; found before any window opens.
+    #[error(
+        "window size {width}x{height}; allowed: {} to {} pixels each way",
+        WINDOW_SIZES.start(),
+        WINDOW_SIZES.end()
+    )]
     Size {
         /// Width asked for, in pixels.
         width: u32,
@@ -185,7 +192,7 @@ pub fn check(options: &ViewOptions) -> Result<(), ViewError> {
         strategy.validate()?;
     }
     let (width, height) = options.size;
-    if !((64..=16384).contains(&width) && (64..=16384).contains(&height)) {
+    if !(WINDOW_SIZES.contains(&width) && WINDOW_SIZES.contains(&height)) {
         return Err(ViewError::Size { width, height });
     }
     if options.frames == Some(0) {

@@ -454,6 +454,41 @@ fn a_missing_scene_is_an_error_naming_it_with_no_output() {
 }
 
 #[test]
+fn every_bad_argument_is_refused_by_the_parser_in_one_style() {
+    let dir = scratch("bad-args");
+    let scene = write(&dir, "head_on.ron", HEAD_ON);
+    let cases: [(&[&str], &str); 11] = [
+        (&["view", &scene, "--size", "10x"], "--size <WIDTHxHEIGHT>"),
+        (
+            &["view", &scene, "--size", "32x32"],
+            "--size <WIDTHxHEIGHT>",
+        ),
+        (&["view", &scene, "--compare", "analytic"], "--compare"),
+        (&["view", &scene, "--compare", "analytic,rk4"], "rk4"),
+        (&["view", &scene, "--frames", "0"], "--frames <N>"),
+        (&["run", &scene, "--steps", "0"], "--steps <N>"),
+        (&["run", &scene, "--toi", "sliced:0"], "--toi <STRATEGY>"),
+        (&["run", &scene, "--frames", "3"], "--frames"),
+        (&["compare", &scene, "--slices", "4,0"], "--slices <N,...>"),
+        (&["compare", &scene, "--explain", "some"], "--explain <N>"),
+        (&["sweeps", "--cases", "0"], "--cases <N>"),
+    ];
+    for (args, names) in cases {
+        let out = toibox(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert!(
+            err.trim_end()
+                .ends_with("For more information, try '--help'."),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_bad_strategy_name_is_refused_with_what_is_allowed() {
     let dir = scratch("bad-toi");
     let scene = write(&dir, "head_on.ron", HEAD_ON);

@@ -25,22 +25,22 @@ use plot::Series;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// A scene file (RON) to open in the viewer: the same as `toibox view SCENE`.
-    #[arg(value_name = "SCENE")]
+    /// A scene file (RON) to open in the viewer, as `toibox view SCENE` does.
+    #[arg(value_name = "SCENE.ron")]
     scene: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Watch a scene (default: the NeHe room).
+    /// Watch a scene in a window [default: the NeHe room]
     View(ViewArgs),
-    /// Step a scene headless and print what happened.
+    /// Step a scene without a window and print what happened
     Run(RunArgs),
-    /// Run a scene with several TOI strategies from the same state and compare them.
+    /// Run a scene with several TOI strategies from the same state and compare them
     Compare(CompareArgs),
-    /// Check scene files and print one line each.
+    /// Check scene files and print one line each
     Check(CheckArgs),
-    /// Compare TOI strategies on seeded random sweeps of every pair kind.
+    /// Compare TOI strategies on seeded random sweeps of every pair kind
     Sweeps(SweepsArgs),
 }
 
@@ -49,23 +49,24 @@ const NEHE_ROOM: &str = "scenes/nehe_room.ron";
 
 #[derive(Parser, Debug, Default)]
 struct ViewArgs {
-    /// The scene file (RON); default: the NeHe room.
+    /// The scene file (RON) [default: the NeHe room]
+    #[arg(value_name = "SCENE.ron")]
     scene: Option<PathBuf>,
-    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
-    /// scene's `toi`.
+    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]] or discrete [default: the
+    /// scene's `toi`]
     #[arg(long, value_name = "STRATEGY", conflicts_with = "compare")]
     toi: Option<ToiMode>,
-    /// Two strategies side by side, comma-separated, e.g. analytic,sliced:20.
-    #[arg(long, value_name = "A,B", value_parser = parse_pair)]
+    /// Two strategies side by side, comma-separated, e.g. analytic,sliced:20
+    #[arg(long, value_name = "STRATEGY,STRATEGY", value_parser = parse_pair)]
     compare: Option<Pair>,
-    /// Draw N frames, each exactly one step, then close.
+    /// Draw N frames, each exactly one step, then close
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     frames: Option<u64>,
-    /// With --frames, write the last frame to this PNG.
+    /// With --frames, write the last frame to this PNG
     #[arg(long, value_name = "FILE.png", requires = "frames")]
     screenshot: Option<PathBuf>,
-    /// The window's size in pixels, WIDTHxHEIGHT; default 1280x800.
-    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    /// The window's size in pixels [default: 1280x800]
+    #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
     size: Option<(u32, u32)>,
 }
 
@@ -87,92 +88,107 @@ fn parse_pair(text: &str) -> Result<Pair, String> {
 fn parse_size(text: &str) -> Result<(u32, u32), String> {
     let error = || "allowed: WIDTHxHEIGHT in pixels, e.g. 1280x800".to_owned();
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(error)?;
-    Ok((
+    let size: (u32, u32) = (
         w.trim().parse().map_err(|_| error())?,
         h.trim().parse().map_err(|_| error())?,
-    ))
+    );
+    #[cfg(feature = "viewer")]
+    {
+        let sizes = toibox::viewer::WINDOW_SIZES;
+        if !(sizes.contains(&size.0) && sizes.contains(&size.1)) {
+            return Err(format!(
+                "allowed: {} to {} pixels each way",
+                sizes.start(),
+                sizes.end()
+            ));
+        }
+    }
+    Ok(size)
 }
 
 #[derive(Parser, Debug)]
 struct RunArgs {
-    /// The scene file (RON).
+    /// The scene file (RON)
+    #[arg(value_name = "SCENE.ron")]
     scene: PathBuf,
-    /// Steps to take; default: the scene's `steps`.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Steps to take [default: the scene's `steps`]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     steps: Option<u64>,
-    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete; default: the
-    /// scene's `toi`.
-    #[arg(long)]
+    /// TOI strategy: analytic, sliced[:N], sliced-bisect[:N[:TOL]] or discrete [default: the
+    /// scene's `toi`]
+    #[arg(long, value_name = "STRATEGY")]
     toi: Option<ToiMode>,
-    /// Print one JSON object instead of a summary.
+    /// Print one JSON object instead of a summary
     #[arg(long)]
     json: bool,
-    /// List every collision: one line each, or an `events` list with --json.
+    /// List every collision: a line each, or an `events` list with --json
     #[arg(long)]
     events: bool,
 }
 
 #[derive(Parser, Debug)]
 struct CompareArgs {
-    /// The scene file (RON).
+    /// The scene file (RON)
+    #[arg(value_name = "SCENE.ron")]
     scene: PathBuf,
-    /// Steps each strategy takes; default: the scene's `steps`.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Steps each strategy takes [default: the scene's `steps`]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     steps: Option<u64>,
-    /// Strategies, comma-separated: analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete.
+    /// TOI strategies, comma-separated, each analytic, sliced[:N], sliced-bisect[:N[:TOL]] or
+    /// discrete
     #[arg(
         long,
+        value_name = "STRATEGY,...",
         value_delimiter = ',',
         default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
     )]
     toi: Vec<ToiMode>,
-    /// Compare the sliced strategies at each of these slice counts (comma-separated), with
-    /// analytic: sliced:N and sliced-bisect:N for each N. With --plot, draws the trade-off:
-    /// cost per step against missed contacts.
-    #[arg(long, value_delimiter = ',', value_name = "N,N,...", conflicts_with = "toi",
+    /// Compare analytic with sliced:N and sliced-bisect:N at each of these slice counts; with
+    /// --plot, also draw the trade-off of cost per step against missed contacts
+    #[arg(long, value_delimiter = ',', value_name = "N,...", conflicts_with = "toi",
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     slices: Vec<u32>,
     /// List the first N missed, spurious, passed-through and escaped contacts of each strategy
-    /// (step, time, ball, the other body, depth).
+    /// (step, time, ball, the other body, depth)
     #[arg(long, value_name = "N", default_value_t = 0)]
     explain: usize,
-    /// Print one JSON object instead of a table.
+    /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
-    /// Also write the table as CSV to this file.
-    #[arg(long, value_name = "FILE")]
+    /// Also write the table to this CSV file
+    #[arg(long, value_name = "FILE.csv")]
     csv: Option<PathBuf>,
-    /// Also plot every strategy over time into this file, a PNG or an SVG by its extension:
-    /// missed contacts, balls passed through or escaped, drift from the analytic run, energy
-    /// drift and deepest overlap.
+    /// Also plot every strategy over time into this PNG or SVG file: missed contacts, balls
+    /// passed through or escaped, drift from the analytic run, energy drift, deepest overlap
     #[arg(long, value_name = "FILE.png|FILE.svg")]
     plot: Option<PathBuf>,
 }
 
 #[derive(Parser, Debug)]
 struct CheckArgs {
-    /// Scene files (RON).
-    #[arg(required = true)]
+    /// Scene files (RON)
+    #[arg(required = true, value_name = "SCENE.ron")]
     scenes: Vec<PathBuf>,
 }
 
 #[derive(Parser, Debug)]
 struct SweepsArgs {
-    /// Cases per pair kind (ball-ball, ball-plane, ball-cylinder, ball-polygon).
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    /// Cases per pair kind (ball-ball, ball-plane, ball-cylinder, ball-polygon)
+    #[arg(long, value_name = "N", default_value_t = 20_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     cases: u32,
-    /// Seed of the case generator: the same seed gives the same cases everywhere.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the case generator: the same seed gives the same cases everywhere
+    #[arg(long, value_name = "N", default_value_t = 1)]
     seed: u64,
-    /// Strategies to compare with the analytic answers, comma-separated:
-    /// analytic, sliced[:N], sliced-bisect[:N[:TOL]], discrete.
+    /// TOI strategies to compare with the analytic answers, comma-separated, each analytic,
+    /// sliced[:N], sliced-bisect[:N[:TOL]] or discrete
     #[arg(
         long,
+        value_name = "STRATEGY,...",
         value_delimiter = ',',
         default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
     )]
     toi: Vec<ToiMode>,
-    /// Print one JSON object instead of a table.
+    /// Print one JSON object instead of a table
     #[arg(long)]
     json: bool,
 }
