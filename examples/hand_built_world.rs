@@ -1,4 +1,4 @@
-//! Build a hecs world by hand, step it, and read what happened.
+//! Headless embedding: your own hecs world, built by hand, stepped, and read back.
 //!
 //! A box with a floor and four walls, a capped cylinder lying across it, a triangular ramp, and
 //! a dozen balls dropped from above. After five simulated seconds every ball is still inside,
@@ -7,6 +7,7 @@
 //!
 //! Run with `cargo run --example hand_built_world`.
 
+use toibox::hecs;
 use toibox::sim::{Radius, kinetic_energy};
 use toibox::{
     BallDef, CappedCylinder, ConvexPolygon, Cylinder, PairKind, Plane, Position, StepConfig,
