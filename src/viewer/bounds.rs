@@ -1,6 +1,6 @@
 //! The box a scene is framed and drawn in, and the clipping of unbounded shapes to it.
 
-use crate::geometry::{Aabb, Cylinder, Plane};
+use crate::geometry::{Aabb, Cylinder, InfiniteCylinder, Plane};
 use crate::math::{Real, Vec3};
 use crate::scene::Scene;
 
@@ -161,6 +161,53 @@ impl Aabb {
         (t0 <= t1).then(|| (point + direction * t0, point + direction * t1))
     }
 
+    /// Return the faces of an infinite cylinder's tube of `sides` sides that lie inside the box
+    /// and in front of every plane of `planes` (where balls can be): each a convex polygon,
+    /// winding around the outward normal. Nothing pokes out of the room the planes make.
+    #[must_use]
+    pub fn clip_tube(
+        &self,
+        cylinder: &InfiniteCylinder,
+        planes: &[Plane],
+        sides: u16,
+    ) -> Vec<Vec<Vec3>> {
+        let axis = cylinder.axis;
+        // Every point of the tube in the box lies within this reach along the axis of the
+        // point of the axis nearest the box's centre
+        let middle = cylinder.point + axis * axis.dot(self.center() - cylinder.point);
+        let reach = self.radius() + cylinder.radius;
+        let (a, b) = (middle - axis * reach, middle + axis * reach);
+        let (u, w) = plane_axes(axis);
+        let ring = |k: u16| {
+            let angle = std::f64::consts::TAU * f64::from(k) / f64::from(sides);
+            (u * angle.cos() + w * angle.sin()) * cylinder.radius
+        };
+        (0..sides)
+            .map(|k| {
+                let (n0, n1) = (ring(k), ring(k + 1));
+                self.clip_convex(vec![a + n0, b + n0, b + n1, a + n1], planes)
+            })
+            .filter(|face| face.len() >= 3)
+            .collect()
+    }
+
+    /// Return the part of the convex `polygon` inside the box and in front of every plane of
+    /// `planes` (Sutherland and Hodgman); fewer than three vertices when nothing is left.
+    #[must_use]
+    pub fn clip_convex(&self, mut polygon: Vec<Vec3>, planes: &[Plane]) -> Vec<Vec3> {
+        for axis in 0..3 {
+            let mut normal = Vec3::ZERO;
+            normal[axis] = 1.0;
+            // Keep x[axis] >= min[axis], then x[axis] <= max[axis]
+            polygon = clip_polygon(&polygon, normal, self.min[axis]);
+            polygon = clip_polygon(&polygon, -normal, -self.max[axis]);
+        }
+        for plane in planes {
+            polygon = clip_polygon(&polygon, plane.normal, plane.normal.dot(plane.point));
+        }
+        polygon
+    }
+
     /// Return the part of `plane` inside the box: a convex polygon whose vertices wind
     /// counter-clockwise around the plane's normal, or an empty list when the plane misses
     /// the box.
@@ -172,20 +219,13 @@ impl Aabb {
         let (u, v) = plane_axes(plane.normal);
         let center = self.center() - plane.normal * plane.signed_distance(self.center());
         let half = self.radius() * 2.0 + 1e-9;
-        let mut polygon = vec![
+        let square = vec![
             center + (-u - v) * half,
             center + (u - v) * half,
             center + (u + v) * half,
             center + (-u + v) * half,
         ];
-        for axis in 0..3 {
-            let mut normal = Vec3::ZERO;
-            normal[axis] = 1.0;
-            // Keep x[axis] >= min[axis], then x[axis] <= max[axis]
-            polygon = clip_polygon(&polygon, normal, self.min[axis]);
-            polygon = clip_polygon(&polygon, -normal, -self.max[axis]);
-        }
-        polygon
+        self.clip_convex(square, &[])
     }
 }
 
@@ -225,6 +265,7 @@ fn clip_polygon(polygon: &[Vec3], normal: Vec3, offset: Real) -> Vec<Vec3> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::Shape;
 
     fn cube() -> Aabb {
         Aabb {
@@ -279,6 +320,49 @@ mod tests {
         // Walls at ±320 and the floor at -320 widen the balls' box; the top is the balls'
         assert_eq!(b.min, Vec3::new(-320.0, -320.0, -320.0));
         assert_eq!(b.max, Vec3::new(320.0, 320.0, 320.0));
+    }
+
+    #[test]
+    fn infinite_cylinders_are_drawn_only_inside_the_room() {
+        let scene =
+            Scene::parse(include_str!("../../scenes/nehe_room.ron"), "nehe_room.ron").unwrap();
+        let clip = Aabb::of_scene(&scene).grown(1.0);
+        let planes: Vec<Plane> = scene.planes.iter().map(|p| p.shape).collect();
+        let area = |face: &[Vec3]| {
+            let n = face.len();
+            (1..n - 1)
+                .map(|k| (face[k] - face[0]).cross(face[k + 1] - face[0]).length() / 2.0)
+                .sum::<Real>()
+        };
+        let mut areas = Vec::new();
+        for c in &scene.cylinders {
+            let Cylinder::Infinite(pole) = c.shape else {
+                panic!("the room's poles are infinite");
+            };
+            let faces = clip.clip_tube(&pole, &planes, 40);
+            assert!(!faces.is_empty(), "{pole:?} is drawn");
+            for p in faces.iter().flatten() {
+                assert!(clip.contains(*p), "{p} outside the box");
+                for plane in &planes {
+                    assert!(plane.signed_distance(*p) >= -1e-9, "{p} behind {plane:?}");
+                }
+                // On the tube (a polygon of 40 sides, inside the circle)
+                let gap = Cylinder::Infinite(pole).point_proximity(*p).distance;
+                assert!((-0.01 * pole.radius..=1e-9).contains(&gap), "{p}: {gap}");
+            }
+            areas.push(faces.iter().map(|f| area(f)).sum::<Real>());
+        }
+        // The upright pole from the floor (y = -320) to the box's top (321): the side of a
+        // 40-gon prism of that height, nothing more
+        let side = 40.0 * 2.0 * 60.0 * (std::f64::consts::PI / 40.0).sin();
+        assert!(
+            (areas[0] / (side * 641.0) - 1.0).abs() < 1e-9,
+            "{}",
+            areas[0]
+        );
+        // The pole along z at y = -300 sinks into the floor: less than its full side shows
+        let full = 40.0 * 2.0 * 60.0 * (std::f64::consts::PI / 40.0).sin() * 642.0;
+        assert!(areas[1] < 0.8 * full, "{} of {full}", areas[1]);
     }
 
     #[test]

@@ -17,8 +17,7 @@ use macroquad::models::{Mesh, Vertex, draw_line_3d, draw_mesh};
 use macroquad::prelude::Color;
 
 use super::bounds::plane_axes;
-use crate::geometry::Aabb;
-use crate::geometry::{Cylinder, Plane};
+use crate::geometry::{Aabb, Cylinder, Plane, Shape};
 use crate::math::{Real, Vec3, any_orthonormal};
 use crate::scene::Scene;
 
@@ -283,12 +282,17 @@ impl Batch {
 
     /// Add a convex polygon as a fan, in one colour, with one normal.
     pub fn polygon(&mut self, vertices: &[V3], color: [u8; 4], normal: V3) {
+        self.fan(vertices, color, |_| normal);
+    }
+
+    /// Add a convex polygon as a fan, in one colour, vertex `k` with normal `normal(k)`.
+    pub fn fan(&mut self, vertices: &[V3], color: [u8; 4], normal: impl Fn(usize) -> V3) {
         if vertices.len() < 3 {
             return;
         }
         let first = self.reserve(vertices.len(), 3 * (vertices.len() - 2));
-        for &p in vertices {
-            self.vertex(p, V2::ZERO, color, normal);
+        for (k, &p) in vertices.iter().enumerate() {
+            self.vertex(p, V2::ZERO, color, normal(k));
         }
         let mesh = self.mesh();
         for k in 1..vertices.len() as u16 - 1 {
@@ -409,6 +413,8 @@ impl Spheres {
     }
 }
 
+/// Sides of a drawn cylinder.
+const CYLINDER_SIDES: u16 = 40;
 /// The colour of static shapes: a steel blue-grey.
 const SHAPE_COLOR: [f32; 3] = [0.5, 0.55, 0.62];
 /// The colour of panels and grids.
@@ -430,8 +436,11 @@ pub(crate) struct Panel {
 pub(crate) struct StaticScene {
     /// The planes.
     pub panels: Vec<Panel>,
-    /// Cylinders, opaque and lit.
-    cylinders: Vec<(V3, V3, f32, bool)>,
+    /// Capped cylinders, opaque and lit: ends and radius.
+    cylinders: Vec<(V3, V3, f32)>,
+    /// The faces of the infinite cylinders inside the room, opaque and lit: each face's
+    /// vertices and their normals.
+    tubes: Vec<(Vec<V3>, Vec<V3>)>,
     /// Polygons: vertices and normal.
     polygons: Vec<(Vec<V3>, V3)>,
 }
@@ -445,18 +454,27 @@ impl StaticScene {
             .iter()
             .filter_map(|p| panel(&p.shape, clip))
             .collect();
-        let cylinders = scene
-            .cylinders
-            .iter()
-            .filter_map(|c| match c.shape {
-                Cylinder::Capped(c) => Some((v3(c.a), v3(c.b), c.radius as f32, true)),
-                Cylinder::Infinite(c) => {
-                    // Long enough to cross the box, and no longer
-                    let (a, b) = clip.clip_line(c.point, c.axis)?;
-                    Some((v3(a), v3(b), c.radius as f32, false))
+        let mut cylinders = Vec::new();
+        let mut tubes = Vec::new();
+        let planes: Vec<Plane> = scene.planes.iter().map(|p| p.shape).collect();
+        for c in &scene.cylinders {
+            match c.shape {
+                Cylinder::Capped(capped) => {
+                    cylinders.push((v3(capped.a), v3(capped.b), capped.radius as f32));
                 }
-            })
-            .collect();
+                Cylinder::Infinite(infinite) => {
+                    // The part inside the box and the room's planes, each vertex with the
+                    // tube's radial normal
+                    for face in clip.clip_tube(&infinite, &planes, CYLINDER_SIDES) {
+                        let normals = face
+                            .iter()
+                            .map(|&p| v3(c.shape.point_proximity(p).normal))
+                            .collect();
+                        tubes.push((face.into_iter().map(v3).collect(), normals));
+                    }
+                }
+            }
+        }
         let polygons = scene
             .polygons
             .iter()
@@ -468,6 +486,7 @@ impl StaticScene {
         Self {
             panels,
             cylinders,
+            tubes,
             polygons,
         }
     }
@@ -475,8 +494,11 @@ impl StaticScene {
     /// Add the cylinders to `batch` (lit, opaque).
     pub fn opaque(&self, batch: &mut Batch) {
         let color = rgba(SHAPE_COLOR, 1.0);
-        for &(a, b, radius, caps) in &self.cylinders {
-            batch.cylinder(a, b, radius, 40, caps, color);
+        for &(a, b, radius) in &self.cylinders {
+            batch.cylinder(a, b, radius, CYLINDER_SIDES, true, color);
+        }
+        for (face, normals) in &self.tubes {
+            batch.fan(face, color, |k| normals[k]);
         }
     }
 
