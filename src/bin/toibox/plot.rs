@@ -584,6 +584,26 @@ impl Axis {
         }
     }
 
+    /// The axis with `fraction` of its length added at each end, on its own scale (decades
+    /// on a log axis).
+    fn widened(&self, fraction: f64) -> Self {
+        let (lo, hi) = self.range;
+        let range = match self.scale {
+            Scale::Linear => {
+                let pad = (hi - lo) * fraction;
+                (lo - pad, hi + pad)
+            }
+            Scale::Log { .. } => {
+                let pad = 10f64.powf((hi / lo).log10() * fraction);
+                (lo / pad, hi * pad)
+            }
+        };
+        Self {
+            scale: self.scale.clone(),
+            range,
+        }
+    }
+
     /// Where `value` is drawn: clipped to ±[`LIMIT`], raised to a log axis's floor; `None`
     /// if it is not finite.
     fn place(&self, value: f64) -> Option<f64> {
@@ -845,6 +865,7 @@ fn draw_comparison<DB: DrawingBackend>(
 }
 
 /// What a chart's frame shows: caption, axes and their descriptions.
+#[derive(Clone, Copy)]
 struct Frame<'a> {
     caption: &'a str,
     x: &'a Axis,
@@ -917,6 +938,36 @@ fn chart_builder<'a, DB: DrawingBackend>(
     builder
 }
 
+/// `frame` with both axes widened so that the widest line or marker centred on a point at
+/// an end of a range stays inside the plotting area `chart_builder` makes on `area`: plotters
+/// does not clip what it draws to the frame.
+fn inside<'a, DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    layout: &Layout,
+    frame: &Frame<'a>,
+    x: &'a mut Axis,
+    y: &'a mut Axis,
+) -> Frame<'a> {
+    let (width, height) = area.dim_in_pixel();
+    let desc = |d: Option<&str>| if d.is_some() { layout.text * 1.5 } else { 0.0 };
+    let caption = if frame.caption.is_empty() {
+        0.0
+    } else {
+        layout.text * 2.0
+    };
+    let margins = 2.0 * f64::from(layout.margin);
+    let y_area = f64::from(frame.y_label_width) + layout.ticks * 1.2 + desc(frame.y_desc);
+    let x_area = layout.ticks * 1.8 + desc(frame.x_desc);
+    let plot_w = f64::from(width) - margins - y_area;
+    let plot_h = f64::from(height) - margins - x_area - caption;
+    // Half the widest line, or a dot's radius, and a pixel to spare
+    let reach = f64::from(layout.line + MAX_WIDENING + 3);
+    let fraction = |length: f64| reach / (length - 2.0 * reach).max(4.0 * reach);
+    *x = frame.x.widened(fraction(plot_w));
+    *y = frame.y.widened(fraction(plot_h));
+    Frame { x, y, ..*frame }
+}
+
 /// Draw the grid, the ticks and their labels, and the axis descriptions of `frame`.
 fn draw_mesh<DB, X, Y>(
     chart: &mut Chart<'_, DB, X, Y>,
@@ -986,6 +1037,8 @@ fn draw_panel<DB: DrawingBackend>(
     frame: &Frame<'_>,
     curves: &[Curve],
 ) -> Result<(), String> {
+    let (mut x, mut y) = (frame.x.clone(), frame.y.clone());
+    let frame = &inside(area, layout, frame, &mut x, &mut y);
     let mut builder = chart_builder(area, layout, frame);
     with_chart!(builder, frame, |chart| {
         draw_mesh(&mut chart, layout, frame)?;
@@ -1109,6 +1162,8 @@ fn draw_pareto<DB: DrawingBackend>(
         y_desc: Some("missed contacts"),
         y_label_width: y.label_width(body, &tick_style),
     };
+    let (mut x, mut y) = (x.clone(), y.clone());
+    let frame = inside(body, layout, &frame, &mut x, &mut y);
     let mut builder = chart_builder(body, layout, &frame);
     with_chart!(builder, &frame, |chart| {
         draw_mesh(&mut chart, layout, &frame)?;
@@ -1333,6 +1388,76 @@ mod tests {
             .chunks_exact(channels)
             .filter(|p| (p[0], p[1], p[2]) == (colour.0, colour.1, colour.2))
             .count()
+    }
+
+    #[test]
+    fn curves_stay_inside_their_frame() {
+        // Curves along every edge of the data: zeros from time 0, a maximum at the last time,
+        // a lone point in a corner; four series, so the first is drawn widest
+        assert!(register_font());
+        let (width, height) = (640u32, 420u32);
+        let layout = Layout::new((width, height));
+        for (x, y) in [
+            (Axis::time(&[0.0, 2.0]), Axis::for_values(&[0.0, 5.0])),
+            (
+                Axis::time(&[0.0, 2.0]),
+                Axis::for_values(&[1e-9, 1e-3, 7.0]),
+            ),
+        ] {
+            let (lo, hi) = (y.range.0.max(1e-9), 5.0);
+            let curves: Vec<Curve> = (0..4)
+                .map(|k| match k {
+                    0 => vec![vec![(0.0, lo), (1.0, lo), (2.0, lo)]],
+                    1 => vec![vec![(0.0, lo), (2.0, hi)]],
+                    2 => vec![vec![(0.0, hi), (2.0, hi)]],
+                    _ => vec![vec![(2.0, lo)]],
+                })
+                .collect();
+            let frame = Frame {
+                caption: "edges",
+                x: &x,
+                y: &y,
+                x_desc: Some("time"),
+                y_desc: None,
+                y_label_width: 30,
+            };
+            let mut drawn = vec![255u8; (width * height * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut drawn, (width, height));
+                draw_panel(&root.into_drawing_area(), &layout, &frame, &curves).unwrap();
+            }
+            // The frame the panel drew in, built again on a scratch picture
+            let mut scratch = vec![255u8; drawn.len()];
+            let root = BitMapBackend::with_buffer(&mut scratch, (width, height));
+            let area = root.into_drawing_area();
+            let (mut wx, mut wy) = (x.clone(), y.clone());
+            let widened = inside(&area, &layout, &frame, &mut wx, &mut wy);
+            let mut builder = chart_builder(&area, &layout, &widened);
+            let mut pixels = || -> Result<_, String> {
+                with_chart!(builder, &widened, |chart| {
+                    let chart = &mut chart;
+                    Ok(chart.plotting_area().get_pixel_range())
+                })
+            };
+            let (columns, rows) = pixels().unwrap();
+            let mut seen = 0;
+            for (k, pixel) in drawn.chunks_exact(3).enumerate() {
+                let (px, py) = ((k % width as usize) as i32, (k / width as usize) as i32);
+                if (0..4).any(|c| {
+                    let RGBColor(r, g, b) = colour(c);
+                    pixel == [r, g, b]
+                }) {
+                    seen += 1;
+                    assert!(
+                        (columns.start..=columns.end).contains(&px)
+                            && (rows.start..=rows.end).contains(&py),
+                        "{:?}: a curve at ({px}, {py}), outside {columns:?} x {rows:?}",
+                        y.scale
+                    );
+                }
+            }
+            assert!(seen > 1000, "the curves are drawn: {seen} pixels");
+        }
     }
 
     #[test]
