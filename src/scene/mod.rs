@@ -25,11 +25,14 @@
 //! assert_eq!(error.to_string(), "bad.ron: dt: is 0; allowed: a finite number > 0");
 //! ```
 
+mod check;
+mod error;
 mod file;
 mod generators;
 mod load;
 mod snapshot;
 
+pub use error::{ReadError, SceneError, ValueError};
 pub use file::{
     BallEntry, CylinderEntry, DEFAULT_STEPS, GeneratorBox, GeneratorEntry, PlaneEntry,
     PolygonEntry, SceneFile,
@@ -37,8 +40,5 @@ pub use file::{
 pub use generators::{
     Corner, GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, gas_box_side, lattice, random_block,
 };
-pub use load::{
-    BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, ReadError, Scene, SceneError, SceneItem,
-    SceneWorld, ValueError,
-};
+pub use load::{BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, Scene, SceneItem, SceneWorld};
 pub use snapshot::{BallState, Snapshot, Static};
