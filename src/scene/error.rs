@@ -4,19 +4,16 @@ use crate::math::Real;
 
 /// Why a scene could not be loaded. The message names the file and either the line and column
 /// (syntax and types) or the field path (values), and says what is allowed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum SceneError {
     /// The file could not be read.
-    #[error("{file}: cannot read the scene: {reason}")]
     Read {
         /// The file.
         file: String,
         /// What went wrong; [`source`](std::error::Error::source) gives it too.
-        #[source]
         reason: ReadError,
     },
     /// The text is not a scene: malformed RON, an unknown field, a wrong type.
-    #[error("{file}:{line}:{column}: {message}")]
     Syntax {
         /// The file.
         file: String,
@@ -26,9 +23,11 @@ pub enum SceneError {
         column: usize,
         /// What is wrong and what is allowed.
         message: String,
+        /// RON's own error (boxed: it is large); [`source`](std::error::Error::source) gives
+        /// it unboxed.
+        cause: Box<ron::Error>,
     },
     /// A value is out of its range, or things start overlapping.
-    #[error("{file}: {field}: {message}")]
     Value {
         /// The file.
         file: String,
@@ -37,6 +36,36 @@ pub enum SceneError {
         /// What is wrong and what is allowed.
         message: String,
     },
+}
+
+impl std::fmt::Display for SceneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Read { file, reason } => write!(f, "{file}: cannot read the scene: {reason}"),
+            Self::Syntax {
+                file,
+                line,
+                column,
+                message,
+                ..
+            } => write!(f, "{file}:{line}:{column}: {message}"),
+            Self::Value {
+                file,
+                field,
+                message,
+            } => write!(f, "{file}: {field}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Read { reason, .. } => Some(reason),
+            Self::Syntax { cause, .. } => Some(cause.as_ref()),
+            Self::Value { .. } => None,
+        }
+    }
 }
 
 /// Why a scene file could not be read.

@@ -180,6 +180,7 @@ impl Scene {
             line: e.span.start.line,
             column: e.span.start.col,
             message: syntax_message(&e.code),
+            cause: Box::new(e.code),
         })?;
         Self::from_file(&parsed).map_err(|ValueError { field, message }| SceneError::Value {
             file: file.to_owned(),

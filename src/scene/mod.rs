@@ -41,4 +41,6 @@ pub use generators::{
     Corner, GeneratorError, MAX_GENERATED, MAX_MAGNITUDE, gas_box_side, lattice, random_block,
 };
 pub use load::{BallSource, Fixed, MAX_BALLS, MAX_FILE_BYTES, Scene, SceneItem, SceneWorld};
+/// RON's error, the cause of a [`SceneError::Syntax`].
+pub use ron::Error as RonError;
 pub use snapshot::{BallState, Snapshot, Static};

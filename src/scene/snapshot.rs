@@ -149,6 +149,7 @@ impl Snapshot {
                 line: e.span.start.line,
                 column: e.span.start.col,
                 message: e.code.to_string(),
+                cause: Box::new(e.code),
             })
     }
 

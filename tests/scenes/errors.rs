@@ -240,6 +240,26 @@ fn a_file_of_zero_bytes_is_refused() {
     assert!(text.contains("Expected opening `(`"), "{text}");
 }
 
+#[test]
+fn a_syntax_error_keeps_rons_own_error_as_its_cause() {
+    for (text, expected) in [
+        ("Scene(dt: 0.01, gravty: (0.0, 0.0, 0.0))", "gravty"),
+        ("Scene(dt: 0.01, toi: Sliced(150))", "150"),
+        ("Snapshot(balls: [])", "Snapshot"),
+    ] {
+        let error = Scene::parse(text, "inline.ron").unwrap_err();
+        let SceneError::Syntax { cause, message, .. } = &error else {
+            panic!("{text}: {error:?}");
+        };
+        let source = std::error::Error::source(&error).expect("a cause");
+        let ron = source
+            .downcast_ref::<toibox::scene::RonError>()
+            .expect("RON's error");
+        assert_eq!(ron, cause.as_ref(), "{text}");
+        assert!(message.contains(expected), "{text}: {message}");
+    }
+}
+
 /// A generator of `count` balls in the unit box at `z`.
 fn generator_box(z: f64, count: u64) -> GeneratorBox {
     GeneratorBox {

@@ -346,6 +346,7 @@ fn check_error(error: &SceneError, source: &str) -> Result<(), String> {
             line,
             column,
             message,
+            ..
         } => file == source && *line >= 1 && *column >= 1 && !message.is_empty(),
         SceneError::Value {
             file,
