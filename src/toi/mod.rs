@@ -16,6 +16,7 @@
 //!   detection. Reports the overlap it finds there, so fast balls tunnel.
 
 pub mod analytic;
+pub(crate) mod bernstein;
 pub mod quadratic;
 mod sliced;
 mod strategy;
@@ -40,19 +41,22 @@ pub struct QueryPair {
     pub start: Real,
 }
 
-/// A ball on a straight path: `center + velocity * t`.
+/// A ball in flight: `center + velocity t + acceleration t² / 2`, a straight path when the
+/// acceleration is zero (the default).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MovingBall {
     /// Centre at `t = 0`.
     pub center: Vec3,
     /// Radius, finite and positive.
     pub radius: Real,
-    /// Velocity, in length units per time unit.
+    /// Velocity at `t = 0`, in length units per time unit.
     pub velocity: Vec3,
+    /// Constant acceleration (gravity), in length units per time unit squared.
+    pub acceleration: Vec3,
 }
 
 impl MovingBall {
-    /// Create a ball of `radius` at `center` moving with `velocity`.
+    /// Create a ball of `radius` at `center` moving with `velocity` on a straight path.
     #[must_use]
     #[inline]
     pub const fn new(center: Vec3, radius: Real, velocity: Vec3) -> Self {
@@ -60,14 +64,56 @@ impl MovingBall {
             center,
             radius,
             velocity,
+            acceleration: Vec3::ZERO,
         }
+    }
+
+    /// Return the ball with a constant `acceleration`: its path a parabola.
+    #[must_use]
+    #[inline]
+    pub const fn with_acceleration(self, acceleration: Vec3) -> Self {
+        Self {
+            acceleration,
+            ..self
+        }
+    }
+
+    /// Return true when the path is a straight line.
+    #[must_use]
+    #[inline]
+    pub fn is_straight(&self) -> bool {
+        self.acceleration == Vec3::ZERO
     }
 
     /// Return the ball's centre at time `t`.
     #[must_use]
     #[inline]
     pub fn center_at(&self, t: Real) -> Vec3 {
-        self.center + self.velocity * t
+        if self.is_straight() {
+            self.center + self.velocity * t
+        } else {
+            self.center + self.velocity * t + self.acceleration * (0.5 * t * t)
+        }
+    }
+
+    /// Return the ball's velocity at time `t`.
+    #[must_use]
+    #[inline]
+    pub fn velocity_at(&self, t: Real) -> Vec3 {
+        if self.is_straight() {
+            self.velocity
+        } else {
+            self.velocity + self.acceleration * t
+        }
+    }
+
+    /// The centre's path as a vector polynomial in `t`.
+    pub(crate) fn path(&self) -> bernstein::Quadratic3 {
+        bernstein::Quadratic3 {
+            p: self.center,
+            q: self.velocity,
+            r: self.acceleration * 0.5,
+        }
     }
 
     /// Return the ball as it is at time `t`.

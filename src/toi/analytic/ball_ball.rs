@@ -1,6 +1,7 @@
-use super::{hit, overlapping};
+use super::{falling_hit, hit, overlapping, speed_bound};
 use crate::geometry::Shape;
 use crate::math::Real;
+use crate::toi::bernstein::{Poly, Quadratic3};
 use crate::toi::quadratic::entry_time;
 use crate::toi::{MovingBall, Toi};
 
@@ -11,7 +12,8 @@ use crate::toi::{MovingBall, Toi};
 /// points from `other` towards `ball` and its point lies on `other`'s surface; use
 /// [`Contact::flipped`](crate::Contact::flipped) for the reversed pair. Balls that move apart,
 /// move in parallel or do not move give [`Toi::Miss`]; coincident centres give
-/// [`Toi::Overlapping`] with the normal `+x`.
+/// [`Toi::Overlapping`] with the normal `+x`. Equal accelerations (one gravity) leave the
+/// relative motion straight; different ones make the gap a quartic in `t`.
 ///
 /// ```
 /// use toibox::{toi::analytic::ball_ball, MovingBall, Vec3};
@@ -26,10 +28,26 @@ pub fn ball_ball(ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
     if start.overlaps() {
         return overlapping(&start);
     }
+    let radius = ball.radius + other.radius;
+    if ball.acceleration != other.acceleration {
+        let relative = Quadratic3 {
+            p: ball.center - other.center,
+            q: ball.velocity - other.velocity,
+            r: (ball.acceleration - other.acceleration) * 0.5,
+        };
+        let gap = relative
+            .length_squared()
+            .add(&Poly::constant(-radius * radius));
+        return falling_hit(
+            &[vec![gap]],
+            t_max,
+            speed_bound(relative.q, relative.r * 2.0, t_max),
+            |t| other.at(t).proximity(&ball.at(t)),
+        );
+    }
     // Relative frame: a point against a sphere of radius r0 + r1
     let s = ball.center - other.center;
     let w = ball.velocity - other.velocity;
-    let radius = ball.radius + other.radius;
     match entry_time(
         w.length_squared(),
         s.dot(w),

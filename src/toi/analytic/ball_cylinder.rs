@@ -1,6 +1,7 @@
-use super::{hit, overlapping, reject};
+use super::{falling_hit, hit, overlapping, reject, speed_bound};
 use crate::geometry::{CappedCylinder, Cylinder, InfiniteCylinder, Shape, scale_of};
-use crate::math::Real;
+use crate::math::{Real, Vec3};
+use crate::toi::bernstein::{Poly, Quadratic3};
 use crate::toi::quadratic::{Roots, entry_time, solve};
 use crate::toi::{MovingBall, Toi};
 
@@ -42,9 +43,21 @@ pub fn ball_infinite_cylinder(ball: &MovingBall, cylinder: &InfiniteCylinder, t_
     if start.overlaps() {
         return overlapping(&start);
     }
+    let radius = cylinder.radius + ball.radius;
+    if !ball.is_straight() {
+        let across = ball.path().minus(cylinder.point).reject(cylinder.axis);
+        let side = across
+            .length_squared()
+            .add(&Poly::constant(-radius * radius));
+        return falling_hit(
+            &[vec![side]],
+            t_max,
+            speed_bound(ball.velocity, ball.acceleration, t_max),
+            |t| cylinder.proximity(&ball.at(t)),
+        );
+    }
     let m = reject(ball.center - cylinder.point, cylinder.axis);
     let v = reject(ball.velocity, cylinder.axis);
-    let radius = cylinder.radius + ball.radius;
     match entry_time(
         v.length_squared(),
         m.dot(v),
@@ -85,6 +98,15 @@ pub fn ball_capped_cylinder(ball: &MovingBall, cylinder: &CappedCylinder, t_max:
     }
     let length = cylinder.length();
     let axis = (cylinder.b - cylinder.a) / length;
+    if !ball.is_straight() {
+        let parts = capped_parts(ball.path(), cylinder, axis, length, ball.radius);
+        return falling_hit(
+            &parts,
+            t_max,
+            speed_bound(ball.velocity, ball.acceleration, t_max),
+            |t| cylinder.proximity(&ball.at(t)),
+        );
+    }
     let offset = ball.center - cylinder.a;
     let m = reject(offset, axis);
     let v = reject(ball.velocity, axis);
@@ -124,6 +146,44 @@ pub fn ball_capped_cylinder(ball: &MovingBall, cylinder: &CappedCylinder, t_max:
         }
     }
     rim_contact(ball, cylinder, t_lo, t_hi)
+}
+
+/// The parts of `cylinder` inflated by a ball of radius `r` whose centre follows `path`, each
+/// as conditions that hold together inside it: the side between the caps, each cap pushed out
+/// by `r` within radius `R`, and each rim (the points within `r` of the cap's circle:
+/// `(|y|² + R² - r²)² <= 4 R² |y⊥|²` where `|y|² + R² - r² >= 0`, and a ball of radius
+/// `sqrt(r² - R²)` around the cap's centre where it is negative).
+fn capped_parts(
+    path: Quadratic3,
+    cylinder: &CappedCylinder,
+    axis: Vec3,
+    length: Real,
+    r: Real,
+) -> Vec<Vec<Poly>> {
+    let big = cylinder.radius;
+    let height = path.minus(cylinder.a).dot(axis);
+    let across = path.minus(cylinder.a).reject(axis).length_squared();
+    let minus = |p: &Poly| p.scale(-1.0);
+    let below = |k: Real| height.add(&Poly::constant(-k));
+    let above = |k: Real| minus(&height).add(&Poly::constant(k));
+    let within = |k: Real| across.add(&Poly::constant(-k * k));
+    let mut parts = vec![
+        vec![within(big + r), above(0.0), below(length)],
+        vec![within(big), above(-r), below(0.0)],
+        vec![within(big), above(length), below(length + r)],
+    ];
+    for center in [cylinder.a, cylinder.b] {
+        let y = path.minus(center);
+        let shifted = y.length_squared().add(&Poly::constant(big * big - r * r));
+        let torus = shifted
+            .mul(&shifted)
+            .add(&y.reject(axis).length_squared().scale(-4.0 * big * big));
+        parts.push(vec![minus(&shifted), torus]);
+        if r > big {
+            parts.push(vec![shifted]);
+        }
+    }
+    parts
 }
 
 /// Newton's iteration on `f(t) = distance(centre(t), cylinder) - r` from `t_lo`, where `f > 0`.

@@ -1,6 +1,7 @@
-use super::{hit, overlapping};
+use super::{falling_hit, hit, overlapping, speed_bound};
 use crate::geometry::{Plane, Shape};
 use crate::math::Real;
+use crate::toi::bernstein::Poly;
 use crate::toi::{MovingBall, Toi};
 
 /// Find when `ball` first touches the one-sided `plane` within `[0, t_max]`.
@@ -8,7 +9,8 @@ use crate::toi::{MovingBall, Toi};
 /// `t = (d - r) / -(n·v)` for a centre at signed distance `d > r` moving towards the plane.
 /// The plane is the face of a solid half-space: a ball that starts touching it, or anywhere
 /// behind it, gives [`Toi::Overlapping`] (NeHe's two-sided test would let a ball that started
-/// behind a wall pass through). Moving parallel or away gives [`Toi::Miss`].
+/// behind a wall pass through). Moving parallel or away gives [`Toi::Miss`]. Under an
+/// acceleration the gap is a quadratic in `t`, and its first root is the contact.
 ///
 /// ```
 /// use toibox::{toi::analytic::ball_plane, MovingBall, Plane, Vec3};
@@ -22,6 +24,16 @@ pub fn ball_plane(ball: &MovingBall, plane: &Plane, t_max: Real) -> Toi {
     let start = plane.proximity(&ball.at(0.0));
     if start.overlaps() {
         return overlapping(&start);
+    }
+    if !ball.is_straight() {
+        let gap =
+            (ball.path().minus(plane.point).dot(plane.normal)).add(&Poly::constant(-ball.radius));
+        return falling_hit(
+            &[vec![gap]],
+            t_max,
+            speed_bound(ball.velocity, ball.acceleration, t_max),
+            |t| plane.proximity(&ball.at(t)),
+        );
     }
     let approach = -plane.normal.dot(ball.velocity);
     // Parallel or moving away

@@ -1,6 +1,7 @@
-use super::{hit, overlapping, reject};
+use super::{falling_hit, hit, overlapping, reject, speed_bound};
 use crate::geometry::{ConvexPolygon, Shape};
 use crate::math::Real;
+use crate::toi::bernstein::{Poly, Quadratic3};
 use crate::toi::quadratic::entry_time;
 use crate::toi::{MovingBall, Toi};
 
@@ -35,6 +36,15 @@ pub fn ball_polygon(ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> 
     let start = polygon.proximity(&ball.at(0.0));
     if start.overlaps() {
         return overlapping(&start);
+    }
+    if !ball.is_straight() {
+        let parts = polygon_parts(ball.path(), polygon, ball.radius);
+        return falling_hit(
+            &parts,
+            t_max,
+            speed_bound(ball.velocity, ball.acceleration, t_max),
+            |t| polygon.proximity(&ball.at(t)),
+        );
     }
     let (c, v, r) = (ball.center, ball.velocity, ball.radius);
     let mut first: Option<Real> = None;
@@ -80,4 +90,39 @@ pub fn ball_polygon(ball: &MovingBall, polygon: &ConvexPolygon, t_max: Real) -> 
         Some(t) => hit(t, &polygon.proximity(&ball.at(t))),
         None => Toi::Miss,
     }
+}
+
+/// The parts of `polygon` inflated by a ball of radius `r` whose centre follows `path`, each
+/// as conditions that hold together inside it: the face slab within `r` of the plane over the
+/// polygon, each edge's cylinder between its ends, each vertex's ball.
+fn polygon_parts(path: Quadratic3, polygon: &ConvexPolygon, r: Real) -> Vec<Vec<Poly>> {
+    let normal = polygon.normal();
+    let origin = polygon.vertices()[0];
+    let height = path.minus(origin).dot(normal);
+    let mut face = vec![
+        height.add(&Poly::constant(-r)),
+        height.scale(-1.0).add(&Poly::constant(-r)),
+    ];
+    let mut parts = Vec::new();
+    for (a, b) in polygon.edges() {
+        let edge = b - a;
+        let length = edge.length();
+        let direction = edge / length;
+        let from_a = path.minus(a);
+        // Inside the polygon's prism: behind every edge's outward side
+        face.push(from_a.dot(edge.cross(normal)));
+        let along = from_a.dot(direction);
+        let across = from_a
+            .length_squared()
+            .add(&along.mul(&along).scale(-1.0))
+            .add(&Poly::constant(-r * r));
+        parts.push(vec![
+            across,
+            along.scale(-1.0),
+            along.add(&Poly::constant(-length)),
+        ]);
+        parts.push(vec![from_a.length_squared().add(&Poly::constant(-r * r))]);
+    }
+    parts.push(face);
+    parts
 }

@@ -15,6 +15,14 @@
 //! Because the inflated set is convex and the path a line, the path enters it once; the earliest
 //! valid feature time is that entry. Every query first checks the start: a pair that already
 //! touches or overlaps gives [`Toi::Overlapping`].
+//!
+//! A ball with an acceleration (a parabola; ball against ball only when the two accelerations
+//! differ) may enter the inflated set, leave and enter again. Each feature's part of the set is
+//! written as polynomial conditions in `t` that hold together inside it (a quadratic for a
+//! plane or a face, quartics for a side, an edge or a vertex, degree 8 for a rim), and the
+//! earliest time at which all of a part's conditions hold is found by subdivision in the
+//! Bernstein basis (`toi::bernstein`): the first entry into the union of the parts, with no
+//! tangent touch skipped.
 
 mod ball_ball;
 mod ball_cylinder;
@@ -26,6 +34,7 @@ pub use ball_cylinder::{ball_capped_cylinder, ball_cylinder, ball_infinite_cylin
 pub use ball_plane::ball_plane;
 pub use ball_polygon::ball_polygon;
 
+use super::bernstein::{Poly, first_entry};
 use super::{Contact, Toi};
 use crate::geometry::Proximity;
 use crate::math::{Real, Vec3};
@@ -50,4 +59,57 @@ fn hit(time: Real, at_contact: &Proximity) -> Toi {
 #[inline]
 fn reject(v: Vec3, axis: Vec3) -> Vec3 {
     v - axis * v.dot(axis)
+}
+
+/// Return the first touch of a ball on a parabola with a shape whose inflated set is the union
+/// of `parts`, each a list of conditions `p(t) <= 0` that hold together inside it; the contact
+/// is measured by `proximity_at(t)`, and `speed` bounds how fast the gap can close.
+///
+/// The polynomials of high degree (a rim's is 8) may place a touch early by their rounding; the
+/// time found is then carried forward by conservative advancement on the exact gap (step by
+/// `gap / speed`, which can never pass the first touch) until the gap is rounding; a step that
+/// would leave the interval proves there is no touch in it.
+fn falling_hit(
+    parts: &[Vec<Poly>],
+    t_max: Real,
+    speed: Real,
+    proximity_at: impl Fn(Real) -> Proximity,
+) -> Toi {
+    let mut first: Option<Real> = None;
+    for conditions in parts {
+        let until = first.unwrap_or(t_max);
+        if until <= 0.0 {
+            break;
+        }
+        if let Some(t) = first_entry(conditions, until) {
+            first = Some(first.map_or(t, |f| f.min(t)));
+        }
+    }
+    let Some(mut t) = first else {
+        return Toi::Miss;
+    };
+    let mut at = proximity_at(t);
+    for _ in 0..ADVANCE_STEPS {
+        let step = at.distance / speed;
+        // Touching, or a step below rounding (a speed of zero gives infinity or NaN)
+        if step.is_nan() || step <= 0.0 || t + step == t {
+            break;
+        }
+        // The gap cannot close before t + step: past the interval, there is no touch in it
+        if t + step > t_max {
+            return Toi::Miss;
+        }
+        t += step;
+        at = proximity_at(t);
+    }
+    hit(t, &at)
+}
+
+/// Most steps of conservative advancement after a polynomial search.
+const ADVANCE_STEPS: usize = 1000;
+
+/// Return a bound on the speed of a centre `velocity + acceleration t` over `[0, t_max]`.
+#[inline]
+fn speed_bound(velocity: Vec3, acceleration: Vec3, t_max: Real) -> Real {
+    velocity.length() + acceleration.length() * t_max
 }
