@@ -122,11 +122,11 @@ pub use geometry::{
     Ball, CappedCylinder, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Proximity, Shape,
     ShapeError, StaticShape, closest_point_on_sphere,
 };
-pub use math::{Real, Vec3};
+pub use math::{Quat, Real, Vec3};
 pub use sim::{
-    BallDef, BallField, CollisionEvent, ConfigField, FixedStep, Position, PreviousPosition,
-    Simulation, Sleep, SleepConfig, StaticFault, StepConfig, StepError, StepReport, StepStats,
-    Stepper, Velocity,
+    AngularVelocity, BallDef, BallField, CollisionEvent, ConfigField, FixedStep, Orientation,
+    Position, PreviousPosition, Simulation, Sleep, SleepConfig, StaticFault, StepConfig, StepError,
+    StepReport, StepStats, Stepper, Velocity,
 };
 pub use toi::{
     Analytic, Contact, Discrete, MovingBall, PairKind, QueryPair, SampledSearch, Sliced,

@@ -10,6 +10,41 @@ pub type Real = f64;
 /// The 3D vector type of every simulation quantity.
 pub type Vec3 = glam::DVec3;
 
+/// The rotation type of a ball's orientation.
+pub type Quat = glam::DQuat;
+
+/// Return the moment of inertia of a solid ball of `mass` and `radius` about a diameter,
+/// `2/5 m r²`.
+#[must_use]
+#[inline]
+pub fn ball_inertia(mass: Real, radius: Real) -> Real {
+    0.4 * mass * radius * radius
+}
+
+/// Return the kinetic energy of a ball, `½ m v² + ½ I ω²` with `I` the solid ball's.
+#[must_use]
+#[inline]
+pub fn ball_energy(mass: Real, radius: Real, velocity: Vec3, spin: Vec3) -> Real {
+    let translation = 0.5 * mass * velocity.length_squared();
+    if spin == Vec3::ZERO {
+        translation
+    } else {
+        translation + 0.5 * ball_inertia(mass, radius) * spin.length_squared()
+    }
+}
+
+/// Return `orientation` turned by `spin` (an angular velocity, radians per time unit) for a
+/// time `dt`: the rotation by the angle `|spin| dt` about `spin`, exact for a constant spin.
+#[must_use]
+#[inline]
+pub fn turned(orientation: Quat, spin: Vec3, dt: Real) -> Quat {
+    if spin == Vec3::ZERO {
+        orientation
+    } else {
+        (Quat::from_scaled_axis(spin * dt) * orientation).normalize()
+    }
+}
+
 /// Return a unit vector perpendicular to `v`.
 ///
 /// `v` need not be normalised; for a zero vector the result is `Vec3::X`. Used wherever a

@@ -20,9 +20,11 @@ pub use compare::{
 };
 
 use crate::judge::{BallStep, Judge, read_step};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, ball_energy};
 use crate::scene::{BallEntry, Scene, SceneItem, SceneWorld};
-use crate::sim::{BallDef, Mass, Position, StepError, StepStats, Velocity};
+use crate::sim::{
+    AngularVelocity, BallDef, Mass, Position, Radius, StepError, StepStats, Velocity,
+};
 use crate::toi::{PairKind, ToiMode, ToiStrategy};
 
 /// Totals of a run.
@@ -125,13 +127,23 @@ pub struct RunOptions {
     pub events: bool,
 }
 
-/// Return the energy of the balls of `world` under `gravity`: `Σ ½ m v² - m g·x`.
+/// Return the energy of the balls of `world` under `gravity`: `Σ ½ m v² + ½ I ω² - m g·x`.
 #[must_use]
 pub fn energy(world: &hecs::World, gravity: Vec3) -> Real {
     world
-        .query::<(&Position, &Velocity, &Mass)>()
+        .query::<(
+            &Position,
+            &Velocity,
+            &Mass,
+            &Radius,
+            Option<&AngularVelocity>,
+        )>()
         .iter()
-        .map(|(p, v, m)| m.0 * (0.5 * v.0.length_squared() - gravity.dot(p.0)))
+        .map(|(p, v, m, r, w)| {
+            let spin = w.map_or(Vec3::ZERO, |w| w.0);
+            let rotation = ball_energy(m.0, r.0, Vec3::ZERO, spin);
+            m.0 * (0.5 * v.0.length_squared() - gravity.dot(p.0)) + rotation
+        })
         .sum()
 }
 

@@ -148,10 +148,19 @@ pub(super) fn ball(
             format!("is {}; allowed: a finite number > 0", number(entry.radius)),
         ));
     }
+    if !entry.spin.is_finite() {
+        return Err((
+            field("spin"),
+            "is not finite; allowed: finite numbers (radians per time unit)".into(),
+        ));
+    }
     within(field("pos"), &entry.pos.to_array())?;
     within(field("vel"), &entry.vel.to_array())?;
+    within(field("spin"), &entry.spin.to_array())?;
     within(field("radius"), &[entry.radius])?;
-    let mut def = BallDef::new(entry.pos, entry.radius).velocity(entry.vel);
+    let mut def = BallDef::new(entry.pos, entry.radius)
+        .velocity(entry.vel)
+        .spin(entry.spin);
     if let Some(mass) = entry.mass {
         if !positive(mass) {
             return Err((

@@ -20,7 +20,8 @@ use crate::toi::ToiMode;
 ///     toi: Analytic,              // optional: Sliced(slices: 150), SlicedBisect(slices: 150,
 ///                                 // tolerance: 1e-9), Discrete
 ///     restitution: 1.0,           // optional default for balls and shapes, default 1.0
-///     balls: [(pos: (-2.0, 0.0, 0.0), vel: (1.0, 0.0, 0.0), radius: 0.5)],
+///     balls: [(pos: (-2.0, 0.0, 0.0), vel: (1.0, 0.0, 0.0), radius: 0.5,
+///              spin: (0.0, 0.0, 3.0))],      // rad/s about world axes, optional
 ///     generators: [Lattice(min: (-1.0, -1.0, -1.0), max: (1.0, 1.0, 1.0), count: 1000,
 ///                          radius: 0.05, speed: 5.0, seed: 7)],
 ///     planes: [(point: (0.0, -1.0, 0.0), normal: (0.0, 1.0, 0.0))],
@@ -87,6 +88,10 @@ pub struct BallEntry {
     /// Restitution in `[0, 1]`; default: the scene's.
     #[serde(default)]
     pub restitution: Option<Real>,
+    /// Spin: angular velocity in radians per time unit about world axes (right-handed);
+    /// default zero.
+    #[serde(default, with = "xyz")]
+    pub spin: Vec3,
     /// Display name.
     #[serde(default)]
     pub name: Option<String>,
@@ -101,6 +106,7 @@ impl From<BallDef> for BallEntry {
         Self {
             pos: ball.position,
             vel: ball.velocity,
+            spin: ball.spin,
             radius: ball.radius,
             mass: Some(ball.mass),
             restitution: Some(ball.restitution),

@@ -2,7 +2,7 @@
 //! back so that the run goes on bit for bit as if it had never stopped.
 //!
 //! A snapshot holds every ball's components (position, velocity, radius, mass, restitution,
-//! previous position, sleep state, path, colour, name) and every static shape, in the order the
+//! spin, orientation, previous position, sleep state, path, colour, name) and every static shape, in the order the
 //! stepper reads them; numbers are written in the shortest form that reads back to the same
 //! bits. Loading spawns them into a new world in that order. Islands of sleeping balls are named
 //! after entities, which differ in the new world, so loading renames each island after one of
@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::SceneError;
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
-use crate::math::{Real, Vec3};
+use crate::math::{Quat, Real, Vec3};
 use crate::sim::{
-    Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+    AngularVelocity, Color, Mass, Name, Orientation, Path, Position, PreviousPosition, Radius,
+    Restitution, Sleep, Velocity,
 };
 
 /// RON's extension that writes a cylinder as `Capped(a: ..., b: ..., radius: ...)`, the
@@ -53,6 +54,12 @@ pub struct BallState {
     pub mass: Real,
     /// [`Restitution`].
     pub restitution: Option<Real>,
+    /// [`AngularVelocity`].
+    #[serde(default)]
+    pub spin: Option<Vec3>,
+    /// [`Orientation`].
+    #[serde(default)]
+    pub orientation: Option<Quat>,
     /// [`PreviousPosition`].
     pub previous: Option<Vec3>,
     /// [`Sleep`].
@@ -87,19 +94,23 @@ impl Snapshot {
             &Radius,
             &Mass,
             Option<&Restitution>,
+            Option<&AngularVelocity>,
+            Option<&Orientation>,
             Option<&PreviousPosition>,
             Option<&Sleep>,
             Option<&Path>,
             Option<&Color>,
             Option<&Name>,
         )>();
-        for (p, v, r, m, e, previous, sleep, path, color, name) in balls.iter() {
+        for (p, v, r, m, e, spin, orientation, previous, sleep, path, color, name) in balls.iter() {
             snapshot.balls.push(BallState {
                 position: p.0,
                 velocity: v.0,
                 radius: r.0,
                 mass: m.0,
                 restitution: e.map(|e| e.0),
+                spin: spin.map(|w| w.0),
+                orientation: orientation.map(|q| q.0),
                 previous: previous.map(|p| p.0),
                 sleep: sleep.copied(),
                 path: path.copied(),
@@ -185,6 +196,12 @@ impl Snapshot {
             ));
             if let Some(e) = ball.restitution {
                 builder.add(Restitution(e));
+            }
+            if let Some(w) = ball.spin {
+                builder.add(AngularVelocity(w));
+            }
+            if let Some(q) = ball.orientation {
+                builder.add(Orientation(q));
             }
             if let Some(p) = ball.previous {
                 builder.add(PreviousPosition(p));

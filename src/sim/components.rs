@@ -1,14 +1,15 @@
 //! The components of a ball, and the description that spawns one.
 //!
 //! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
-//! [`Restitution`] (default 1), [`Color`], [`Name`], [`PreviousPosition`], and [`Sleep`] and
-//! [`Path`] (the stepper adds them when missing). A static shape is
+//! [`Restitution`] (default 1), [`AngularVelocity`] and [`Orientation`] (default: not
+//! spinning, unturned), [`Color`], [`Name`], [`PreviousPosition`], and [`Sleep`] and [`Path`]
+//! (the stepper adds them when missing). A static shape is
 //! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
 //! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
 
 use std::num::NonZeroU64;
 
-use crate::math::{Real, Vec3};
+use crate::math::{Quat, Real, Vec3};
 
 /// Centre of a ball, in world coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,6 +18,18 @@ pub struct Position(pub Vec3);
 /// Velocity of a ball, in length units per time unit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Velocity(pub Vec3);
+
+/// Spin of a ball: its angular velocity in radians per time unit, in world coordinates (the
+/// axis is its direction, right-handed). Finite. A ball is a solid sphere, of moment of inertia
+/// `2/5 m r²`. A ball without this component does not spin ([`BallDef::spawn`] adds it, with an
+/// [`Orientation`], only to a ball that spins).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AngularVelocity(pub Vec3);
+
+/// How a ball is turned from its rest orientation: a unit quaternion, which the stepper turns
+/// by the ball's [`AngularVelocity`] each step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Orientation(pub Quat);
 
 /// Radius of a ball: finite and positive.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -173,6 +186,8 @@ pub struct BallDef {
     pub mass: Real,
     /// Restitution; default 1.
     pub restitution: Real,
+    /// Spin, an angular velocity in radians per time unit; default zero.
+    pub spin: Vec3,
     /// Colour, if any.
     pub color: Option<[f32; 3]>,
     /// Name, if any.
@@ -189,6 +204,7 @@ impl BallDef {
             radius,
             mass: crate::math::ball_volume(radius),
             restitution: 1.0,
+            spin: Vec3::ZERO,
             color: None,
             name: None,
         }
@@ -212,6 +228,13 @@ impl BallDef {
     #[must_use]
     pub fn restitution(mut self, restitution: Real) -> Self {
         self.restitution = restitution;
+        self
+    }
+
+    /// Set the spin (angular velocity, radians per time unit, world axes).
+    #[must_use]
+    pub fn spin(mut self, spin: Vec3) -> Self {
+        self.spin = spin;
         self
     }
 
@@ -251,6 +274,9 @@ impl BallDef {
         if let Some(e) = entity.get::<&Restitution>() {
             ball.restitution = e.0;
         }
+        if let Some(w) = entity.get::<&AngularVelocity>() {
+            ball.spin = w.0;
+        }
         ball.color = entity.get::<&Color>().map(|c| c.0);
         ball.name = entity.get::<&Name>().map(|n| n.0.clone());
         Some(ball)
@@ -272,6 +298,10 @@ impl BallDef {
             Sleep::default(),
             Path::default(),
         ));
+        // A ball without spin carries none: the components cost 56 bytes a ball
+        if self.spin != Vec3::ZERO {
+            builder.add_bundle((AngularVelocity(self.spin), Orientation::default()));
+        }
         if let Some(color) = self.color {
             builder.add(Color(color));
         }

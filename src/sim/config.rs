@@ -100,6 +100,8 @@ pub enum BallField {
     Mass,
     /// [`Restitution`](super::Restitution).
     Restitution,
+    /// [`AngularVelocity`](super::AngularVelocity).
+    Spin,
 }
 
 impl BallField {
@@ -111,6 +113,7 @@ impl BallField {
             Self::Radius => "radius",
             Self::Mass => "mass",
             Self::Restitution => "restitution",
+            Self::Spin => "spin",
         }
     }
 
@@ -121,6 +124,7 @@ impl BallField {
             Self::Velocity => "finite components",
             Self::Radius | Self::Mass => "a finite number > 0",
             Self::Restitution => "a number from 0 to 1",
+            Self::Spin => "finite components, each at most MAX_LENGTH in magnitude",
         }
     }
 }

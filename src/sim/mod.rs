@@ -23,8 +23,8 @@ mod statics;
 mod step;
 
 pub use components::{
-    BallDef, Color, Mass, Name, Path, Position, PreviousPosition, Radius, Restitution, Sleep,
-    Velocity, combine_restitution,
+    AngularVelocity, BallDef, Color, Mass, Name, Orientation, Path, Position, PreviousPosition,
+    Radius, Restitution, Sleep, Velocity, combine_restitution,
 };
 pub use config::{BallField, ConfigField, MAX_LENGTH, StaticFault, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};
@@ -35,7 +35,7 @@ pub use step::Stepper;
 use hecs::{Entity, World};
 
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, ball_energy};
 
 /// A world, a stepper and a clock.
 ///
@@ -183,13 +183,13 @@ pub fn wake_all(world: &mut World) {
     }
 }
 
-/// Return the kinetic energy of the balls in `world`, `Σ ½ m v²`.
+/// Return the kinetic energy of the balls in `world`, `Σ ½ m v² + ½ I ω²` (`I = 2/5 m r²`).
 #[must_use]
 pub fn kinetic_energy(world: &World) -> Real {
     world
-        .query::<(&Velocity, &Mass)>()
+        .query::<(&Velocity, &Mass, &Radius, Option<&AngularVelocity>)>()
         .iter()
-        .map(|(v, m)| 0.5 * m.0 * v.0.length_squared())
+        .map(|(v, m, r, w)| ball_energy(m.0, r.0, v.0, w.map_or(Vec3::ZERO, |w| w.0)))
         .sum()
 }
 

@@ -355,7 +355,7 @@ impl Stepper {
             && self.report.stats.sleeping == 0
             && self.balls.rest.iter().all(|r| r.woke_from.is_none());
         self.last_end = t1;
-        self.scatter(world, t1);
+        self.scatter(world, t1, dt);
         Ok(&self.report)
     }
 

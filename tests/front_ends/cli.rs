@@ -166,6 +166,7 @@ fn run_json_has_every_field_of_the_contract_and_the_closed_form_answer() {
         "{}",
         balls[1]
     );
+    assert_eq!(vector(&balls[1]["spin"]), [0.0, 0.0, 0.0]);
     assert_eq!(balls[1]["name"], "right");
     assert!(balls[0]["name"].is_null());
     assert_eq!(vector(&balls[1]["color"]), [1.0, 0.2, 0.2]);

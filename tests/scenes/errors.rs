@@ -303,6 +303,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 balls: vec![BallEntry {
                     pos: Vec3::new(5.0, 5.0, 5.0),
                     vel: Vec3::ZERO,
+                    spin: Vec3::ZERO,
                     radius: 0.5,
                     mass: None,
                     restitution: None,

@@ -1,5 +1,5 @@
 //! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
-//! sleeping (`sleep`), restitution (`restitution`), determinism and snapshots
+//! sleeping (`sleep`), restitution (`restitution`), spin (`spin`), determinism and snapshots
 //! (`determinism`), bad values from code (`bad_input`), and random worlds checked against
 //! brute force (`invariants`, whose soak run CI starts with
 //! `cargo test --release --test step -- --ignored soak`). One test binary, so that
@@ -15,3 +15,4 @@ mod physics;
 mod resting;
 mod restitution;
 mod sleep;
+mod spin;

@@ -5,11 +5,12 @@ use hecs::{Entity, World};
 
 use super::Sleeper;
 use super::{EPOCH_STEPS, Stepper};
-use crate::math::{Real, Vec3, positive};
+use crate::math::{Real, Vec3, ball_energy, positive, turned};
 use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
-    Mass, Path, Position, PreviousPosition, Radius, Restitution, Sleep, Velocity,
+    AngularVelocity, Mass, Orientation, Path, Position, PreviousPosition, Radius, Restitution,
+    Sleep, Velocity,
 };
 use crate::sim::config::{BallField, MAX_LENGTH, StepError};
 use crate::sim::sleep::Rest;
@@ -99,8 +100,8 @@ impl Stepper {
         balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let restitution = check_ball(entity, p, v, r, m, e)?;
+        for (entity, p, v, r, m, e, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let restitution = check_ball(entity, p, v, r, m, e, spin)?;
             // Its path goes on while the world still puts the ball where the path does
             let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
                 Some(q) => {
@@ -193,8 +194,8 @@ impl Stepper {
         let balls = &mut self.balls;
         balls.supports.clear();
         let mut w = 0;
-        for (entity, p, v, r, m, e, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let restitution = check_ball(entity, p, v, r, m, e)?;
+        for (entity, p, v, r, m, e, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let restitution = check_ball(entity, p, v, r, m, e, spin)?;
             if balls.entity.get(w) != Some(&entity) {
                 return Ok(false);
             }
@@ -285,7 +286,7 @@ impl Stepper {
 
     /// Write positions, velocities and paths back as of `t_end`, through the order they were
     /// gathered in.
-    pub(super) fn scatter(&mut self, world: &mut World, t_end: Real) {
+    pub(super) fn scatter(&mut self, world: &mut World, t_end: Real, dt: Real) {
         self.count_islands();
         let query = world.query_mut::<(
             Entity,
@@ -294,6 +295,8 @@ impl Stepper {
             &Radius,
             &Mass,
             Option<&Restitution>,
+            Option<&AngularVelocity>,
+            Option<&mut Orientation>,
             Option<&mut PreviousPosition>,
             Option<&mut Sleep>,
             Option<&mut Path>,
@@ -307,8 +310,10 @@ impl Stepper {
         self.sleepless.clear();
         // Energy and momentum of what is written, in the pass that writes it
         let (mut energy, mut momentum) = (0.0, Vec3::ZERO);
-        for (w, (entity, p, v, r, m, e, previous, sleep, path)) in query.into_iter().enumerate() {
-            let i = rank[w] as usize;
+        for (k, (entity, p, v, r, m, e, spin, orientation, previous, sleep, path)) in
+            query.into_iter().enumerate()
+        {
+            let i = rank[k] as usize;
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
             let body = &self.balls.body[i].path;
             p.0 = self.balls.end(i, t_end);
@@ -324,6 +329,13 @@ impl Stepper {
                 None => self.pathless.push((entity, written)),
             }
             energy += 0.5 * m.0 * v.0.length_squared();
+            // Frictionless contacts exert no torque: a spin is kept, and turns the ball
+            if let Some(&AngularVelocity(spin)) = spin {
+                energy += ball_energy(m.0, r.0, Vec3::ZERO, spin);
+                if let Some(orientation) = orientation {
+                    orientation.0 = turned(orientation.0, spin, dt);
+                }
+            }
             momentum += m.0 * v.0;
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
@@ -373,6 +385,7 @@ type Gathered<'a> = (
     &'a Radius,
     &'a Mass,
     Option<&'a Restitution>,
+    Option<&'a AngularVelocity>,
     Option<&'a Sleep>,
     Option<&'a Path>,
 );
@@ -385,6 +398,7 @@ fn check_ball(
     r: &Radius,
     m: &Mass,
     e: Option<&Restitution>,
+    spin: Option<&AngularVelocity>,
 ) -> Result<Real, StepError> {
     let bad = |field| StepError::InvalidBall { entity, field };
     if !p.0.is_finite() {
@@ -402,6 +416,9 @@ fn check_ball(
     let restitution = e.map_or(1.0, |e| e.0);
     if !(0.0..=1.0).contains(&restitution) {
         return Err(bad(BallField::Restitution));
+    }
+    if spin.is_some_and(|w| !(w.0.is_finite() && w.0.abs().max_element() <= MAX_LENGTH)) {
+        return Err(bad(BallField::Spin));
     }
     Ok(restitution)
 }
