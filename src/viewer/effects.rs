@@ -1,4 +1,5 @@
-//! Impact flashes and trails, in the spirit of NeHe's explosions.
+//! Impact flashes and trails, in the spirit of NeHe's explosions, and the rings that show a
+//! ball's spin.
 //!
 //! A flash starts at a contact point of the stepper's events, grows and fades over half a
 //! second of frames; at most [`MAX_FLASHES`] live at once (the oldest give way). A trail keeps a
@@ -7,11 +8,13 @@
 
 use std::collections::VecDeque;
 
+use macroquad::color::Color;
 use macroquad::math::Vec3 as V3;
+use macroquad::models::draw_line_3d;
 
 use super::camera::OrbitCamera;
 use super::render::{Batch, billboard, mix, rgba, v3};
-use crate::math::{Real, Vec3, normalize_or};
+use crate::math::{Quat, Real, Vec3, normalize_or};
 use crate::sim::CollisionEvent;
 
 /// Most flashes alive at once.
@@ -172,6 +175,24 @@ impl Trails {
                     V3::Z,
                 );
             }
+        }
+    }
+}
+
+/// Draw the equator and a meridian of a ball turned by `orientation`, just outside its surface,
+/// as lines with the material in use: the ball's near half hides their far half, and their
+/// turning shows the spin.
+pub(crate) fn spin_rings(center: Vec3, radius: Real, orientation: Quat) {
+    const SEGMENTS: u32 = 48;
+    let color = Color::new(0.08, 0.08, 0.1, 0.85);
+    let r = radius * 1.004;
+    for (u, w) in [(Vec3::X, Vec3::Y), (Vec3::X, Vec3::Z)] {
+        let at = |k: u32| {
+            let angle = std::f64::consts::TAU * Real::from(k) / Real::from(SEGMENTS);
+            v3(center + orientation * (u * angle.cos() + w * angle.sin()) * r)
+        };
+        for k in 0..SEGMENTS {
+            draw_line_3d(at(k), at(k + 1), color);
         }
     }
 }

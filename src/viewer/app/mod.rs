@@ -18,7 +18,7 @@ use macroquad::time::{get_fps, get_frame_time};
 use macroquad::window::{clear_background, next_frame, screen_height, screen_width};
 
 use super::camera::{Orbit, OrbitCamera};
-use super::effects::{Flashes, Trails};
+use super::effects::{Flashes, Trails, spin_rings};
 use super::hud::{ACCENT, DIM, FAULT, Hud, Line, TEXT, WARN};
 use super::markers::{self, Marked};
 use super::pacing::{FASTEST, MIN_STEP_RATE, Pacing, SLOWEST, base_speed, speed_label};
@@ -29,7 +29,7 @@ use super::{ViewError, ViewOptions, ViewSummary};
 use crate::geometry::Aabb;
 use crate::math::{Real, Vec3};
 use crate::scene::{Scene, SceneItem};
-use crate::sim::FixedStep;
+use crate::sim::{FixedStep, Orientation};
 
 mod input;
 mod status;
@@ -428,6 +428,7 @@ impl App {
         gl_use_material(&materials.lit);
         self.statics.opaque(batch);
         let mut marked = Vec::new();
+        let mut turning = Vec::new();
         let centres = pane.centres(alpha);
         // Near to far, so that the depth test spares the hidden ones their shading
         let mut order: Vec<(Real, usize)> = (pane.balls.iter().enumerate())
@@ -454,13 +455,20 @@ impl App {
             let template = spheres.for_size((radius / pixel) as f32);
             let color = rgba(self.colors[i], 1.0);
             batch.sphere(template, v3(center), radius as f32, color);
+            let entity = pane.world.balls[i];
+            if let Ok(turned) = pane.world.sim.world.get::<&Orientation>(entity) {
+                turning.push((center, radius, turned.0));
+            }
         }
         batch.flush();
 
-        // Lines: grids, edges
+        // Lines: grids, edges, and the equator and a meridian of each spinning ball
         gl_use_default_material();
         self.statics.panel_lines(eye);
         self.statics.polygon_edges();
+        for &(center, radius, orientation) in &turning {
+            spin_rings(center, radius, orientation);
+        }
 
         // Translucent, each kind back to front: panels (the background), trails, fault
         // markers, glows, polygons (last, so that what passed behind one shows through it)
