@@ -5,8 +5,8 @@
 //! against the analytic run. The JSON of `toibox run --json` and `toibox compare --json` is the
 //! serialization of [`RunReport`] and [`Comparison`]; the field names are a contract.
 //!
-//! Energy is kinetic plus the potential of gravity, `Σ ½ m v² - m g·x`, so that it is conserved
-//! by an elastic run under gravity too.
+//! Energy is kinetic (spin included) plus the potential of gravity,
+//! `Σ ½ m v² + ½ I ω² - m g·x`, so that it is conserved by an elastic run under gravity too.
 
 mod audit;
 mod compare;

@@ -60,7 +60,8 @@ pub struct StepStats {
     pub escaped: u64,
     /// Balls asleep at the end of the step (see [`sleep`](crate::sim::sleep)).
     pub sleeping: u64,
-    /// Kinetic energy at the end of the step, `Σ ½ m v²`.
+    /// Kinetic energy at the end of the step, spin included: `Σ ½ m v² + ½ I ω²`, with
+    /// `I = 2/5 m r²`.
     pub kinetic_energy: Real,
     /// Momentum at the end of the step, `Σ m v`.
     pub momentum: [Real; 3],
