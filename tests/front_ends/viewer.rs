@@ -523,3 +523,42 @@ fn bad_input_fails_on_one_line_before_any_window() {
     assert!(!Path::new(&shot).exists());
     std::fs::remove_dir(&dir).expect("nothing written");
 }
+
+#[test]
+fn a_spinning_ball_shows_rings_that_one_at_rest_does_not() {
+    let dir = scratch("spin-scenes");
+    let scene = |spin: &str| {
+        format!(
+            "Scene(dt: 0.01, gravity: (0.0, 0.0, 0.0), balls: [(pos: (0.0, 0.0, 0.0), \
+             radius: 1.0, spin: {spin}, color: (0.2, 0.5, 0.95))])"
+        )
+    };
+    let mut counts = Vec::new();
+    for (name, spin) in [
+        ("still", "(0.0, 0.0, 0.0)"),
+        ("spinning", "(0.0, 2.0, 0.5)"),
+    ] {
+        let file = dir.join(format!("{name}.ron"));
+        std::fs::write(&file, scene(spin)).expect("a scene file");
+        let picture = render(&file.display().to_string(), &[], 5, "640x480");
+        std::fs::remove_file(&file).expect("the scene file is there");
+        let Some(picture) = picture else {
+            return;
+        };
+        // The lower right of the ball, away from the HUD (whose lines differ between the two)
+        let (w, h) = (picture.width, picture.height);
+        let middle: Vec<[u8; 3]> = (h / 2..3 * h / 4)
+            .flat_map(|y| (w / 2..3 * w / 4).map(move |x| (x, y)))
+            .map(|(x, y)| picture.rgb[y * w + x])
+            .collect();
+        counts.push(count_hue(&middle, [0.2, 0.5, 0.95]));
+    }
+    std::fs::remove_dir(&dir).expect("an empty directory");
+    // The equator and a meridian cover some of the ball's own pixels
+    let (still, spinning) = (counts[0], counts[1]);
+    assert!(still > 5_000, "the ball shows: {still} pixels");
+    assert!(
+        spinning + 100 < still,
+        "rings hide ball pixels: {spinning} spinning against {still} still"
+    );
+}
