@@ -1,13 +1,16 @@
 //! Time of impact: when, within an interval, a moving ball first touches something.
 //!
-//! A ball moves on a straight path `center + velocity * t` for `t ∈ [0, t_max]` (toibox applies
-//! gravity to velocities between steps, as NeHe's Lesson 30 does, so paths are straight within a
-//! step). Every query answers with a [`Toi`]: the first contact in the interval, the fact that the
-//! pair already touches or overlaps at `t = 0`, or a miss.
+//! A ball moves on a straight path `center + velocity * t` for `t ∈ [0, t_max]`, or, with an
+//! acceleration ([`MovingBall::with_acceleration`]), on the parabola
+//! `center + velocity t + acceleration t² / 2` (the stepper still applies gravity to velocities
+//! between steps, as NeHe's Lesson 30 does, so its paths are straight within a step). Every query
+//! answers with a [`Toi`]: the first contact in the interval, the fact that the pair already
+//! touches or overlaps at `t = 0`, or a miss.
 //!
 //! *How* the time is found is a [`ToiStrategy`]. The built-in ones, named by [`ToiMode`]:
-//! - [`Analytic`]: closed forms (and a safeguarded Newton iteration on cylinder rims). Exact to
-//!   floating point: it never misses a contact and never reports one late.
+//! - [`Analytic`]: closed forms (and a safeguarded Newton iteration on cylinder rims); on a
+//!   parabola, polynomial conditions searched in the Bernstein basis. Exact to floating point:
+//!   it never misses a contact and never reports one late.
 //! - [`Sliced`]: NeHe's search. Samples `slices` instants and reports the instant before the first
 //!   overlapping one: up to one slice early, and blind to contacts shorter than a slice.
 //! - [`SlicedBisect`]: the sliced search, then bisection inside the first overlapping slice down
