@@ -122,11 +122,10 @@ impl Quadratic3 {
 
     /// Return each coefficient's part perpendicular to the unit vector `axis`.
     pub fn reject(&self, axis: Vec3) -> Self {
-        let reject = |v: Vec3| v - axis * v.dot(axis);
         Self {
-            p: reject(self.p),
-            q: reject(self.q),
-            r: reject(self.r),
+            p: self.p.reject_from_normalized(axis),
+            q: self.q.reject_from_normalized(axis),
+            r: self.r.reject_from_normalized(axis),
         }
     }
 

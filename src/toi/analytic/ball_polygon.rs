@@ -112,10 +112,7 @@ fn polygon_parts(path: Quadratic3, polygon: &ConvexPolygon, r: Real) -> Vec<Vec<
         // Inside the polygon's prism: behind every edge's outward side
         face.push(from_a.dot(edge.cross(normal)));
         let along = from_a.dot(direction);
-        let across = from_a
-            .length_squared()
-            .add(&along.mul(&along).scale(-1.0))
-            .add(&Poly::constant(-r * r));
+        let across = (from_a.reject(direction).length_squared()).add(&Poly::constant(-r * r));
         parts.push(vec![
             across,
             along.scale(-1.0),
