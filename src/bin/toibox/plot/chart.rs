@@ -67,9 +67,7 @@ pub(super) fn chart_builder<'a, DB: DrawingBackend>(
         let caption = fit(area, &clean(frame.caption), &style, width);
         builder.caption(caption, style);
     }
-    let desc = |d: Option<&str>| if d.is_some() { layout.text * 1.5 } else { 0.0 };
-    let x_area = layout.ticks * 1.8 + desc(frame.x_desc);
-    let y_area = f64::from(frame.y_label_width) + layout.ticks * 1.2 + desc(frame.y_desc);
+    let (x_area, y_area) = label_areas(layout, frame);
     builder
         .margin(layout.margin)
         .x_label_area_size(x_area as u32)
@@ -77,34 +75,39 @@ pub(super) fn chart_builder<'a, DB: DrawingBackend>(
     builder
 }
 
-/// `frame` with both axes widened so that the widest line or marker centred on a point at
-/// an end of a range stays inside the plotting area `chart_builder` makes on `area`: plotters
+/// The heights of the time axis's label area and the widths of the value axis's, in pixels.
+fn label_areas(layout: &Layout, frame: &Frame<'_>) -> (f64, f64) {
+    let desc = |d: Option<&str>| if d.is_some() { layout.text * 1.5 } else { 0.0 };
+    let x_area = layout.ticks * 1.8 + desc(frame.x_desc);
+    let y_area = f64::from(frame.y_label_width) + layout.ticks * 1.2 + desc(frame.y_desc);
+    (x_area, y_area)
+}
+
+/// The axes of `frame`, widened so that the widest line or marker centred on a point at an
+/// end of a range stays inside the plotting area `chart_builder` makes on `area`: plotters
 /// does not clip what it draws to the frame.
-pub(super) fn inside<'a, DB: DrawingBackend>(
+pub(super) fn widened<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     layout: &Layout,
-    frame: &Frame<'a>,
-    x: &'a mut Axis,
-    y: &'a mut Axis,
-) -> Frame<'a> {
+    frame: &Frame<'_>,
+) -> (Axis, Axis) {
     let (width, height) = area.dim_in_pixel();
-    let desc = |d: Option<&str>| if d.is_some() { layout.text * 1.5 } else { 0.0 };
     let caption = if frame.caption.is_empty() {
         0.0
     } else {
         layout.text * 2.0
     };
     let margins = 2.0 * f64::from(layout.margin);
-    let y_area = f64::from(frame.y_label_width) + layout.ticks * 1.2 + desc(frame.y_desc);
-    let x_area = layout.ticks * 1.8 + desc(frame.x_desc);
+    let (x_area, y_area) = label_areas(layout, frame);
     let plot_w = f64::from(width) - margins - y_area;
     let plot_h = f64::from(height) - margins - x_area - caption;
     // Half the widest line, or a dot's radius, and a pixel to spare
     let reach = f64::from(layout.line + MAX_WIDENING + 3);
     let fraction = |length: f64| reach / (length - 2.0 * reach).max(4.0 * reach);
-    *x = frame.x.widened(fraction(plot_w));
-    *y = frame.y.widened(fraction(plot_h));
-    Frame { x, y, ..*frame }
+    (
+        frame.x.widened(fraction(plot_w)),
+        frame.y.widened(fraction(plot_h)),
+    )
 }
 
 /// Draw the grid, the ticks and their labels, and the axis descriptions of `frame`.

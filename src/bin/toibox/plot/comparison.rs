@@ -95,8 +95,12 @@ pub(super) fn draw_panel<DB: DrawingBackend>(
     frame: &Frame<'_>,
     curves: &[Curve],
 ) -> Result<(), String> {
-    let (mut x, mut y) = (frame.x.clone(), frame.y.clone());
-    let frame = &inside(area, layout, frame, &mut x, &mut y);
+    let (x, y) = widened(area, layout, frame);
+    let frame = &Frame {
+        x: &x,
+        y: &y,
+        ..*frame
+    };
     let mut builder = chart_builder(area, layout, frame);
     with_chart!(builder, frame, |chart| {
         draw_mesh(&mut chart, layout, frame)?;

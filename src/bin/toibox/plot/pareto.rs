@@ -19,8 +19,12 @@ pub(super) fn draw_pareto<DB: DrawingBackend>(
         y_desc: Some("missed contacts"),
         y_label_width: y.label_width(body, &tick_style),
     };
-    let (mut x, mut y) = (x.clone(), y.clone());
-    let frame = inside(body, layout, &frame, &mut x, &mut y);
+    let (x, y) = widened(body, layout, &frame);
+    let frame = Frame {
+        x: &x,
+        y: &y,
+        ..frame
+    };
     let mut builder = chart_builder(body, layout, &frame);
     with_chart!(builder, &frame, |chart| {
         draw_mesh(&mut chart, layout, &frame)?;

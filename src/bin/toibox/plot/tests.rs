@@ -140,11 +140,15 @@ fn curves_stay_inside_their_frame() {
         let mut scratch = vec![255u8; drawn.len()];
         let root = BitMapBackend::with_buffer(&mut scratch, (width, height));
         let area = root.into_drawing_area();
-        let (mut wx, mut wy) = (x.clone(), y.clone());
-        let widened = inside(&area, &layout, &frame, &mut wx, &mut wy);
-        let mut builder = chart_builder(&area, &layout, &widened);
+        let (wx, wy) = widened(&area, &layout, &frame);
+        let framed = Frame {
+            x: &wx,
+            y: &wy,
+            ..frame
+        };
+        let mut builder = chart_builder(&area, &layout, &framed);
         let mut pixels = || -> Result<_, String> {
-            with_chart!(builder, &widened, |chart| {
+            with_chart!(builder, &framed, |chart| {
                 let chart = &mut chart;
                 Ok(chart.plotting_area().get_pixel_range())
             })
