@@ -21,16 +21,11 @@ pub fn ball_inertia(mass: Real, radius: Real) -> Real {
     0.4 * mass * radius * radius
 }
 
-/// Return the kinetic energy of a ball, `½ m v² + ½ I ω²` with `I` the solid ball's.
+/// Return the kinetic energy of a ball's spin, `½ I ω²` with `I` the solid ball's.
 #[must_use]
 #[inline]
-pub fn ball_energy(mass: Real, radius: Real, velocity: Vec3, spin: Vec3) -> Real {
-    let translation = 0.5 * mass * velocity.length_squared();
-    if spin == Vec3::ZERO {
-        translation
-    } else {
-        translation + 0.5 * ball_inertia(mass, radius) * spin.length_squared()
-    }
+pub fn spin_energy(mass: Real, radius: Real, spin: Vec3) -> Real {
+    0.5 * ball_inertia(mass, radius) * spin.length_squared()
 }
 
 /// Return `orientation` turned by `spin` (an angular velocity, radians per time unit) for a

@@ -20,7 +20,7 @@ pub use compare::{
 };
 
 use crate::judge::{BallStep, Judge, read_step};
-use crate::math::{Real, Vec3, ball_energy};
+use crate::math::{Real, Vec3, spin_energy};
 use crate::scene::{BallEntry, Scene, SceneItem, SceneWorld};
 use crate::sim::{
     AngularVelocity, BallDef, Mass, Position, Radius, StepError, StepStats, Velocity,
@@ -140,8 +140,7 @@ pub fn energy(world: &hecs::World, gravity: Vec3) -> Real {
         )>()
         .iter()
         .map(|(p, v, m, r, w)| {
-            let spin = w.map_or(Vec3::ZERO, |w| w.0);
-            let rotation = ball_energy(m.0, r.0, Vec3::ZERO, spin);
+            let rotation = w.map_or(0.0, |w| spin_energy(m.0, r.0, w.0));
             m.0 * (0.5 * v.0.length_squared() - gravity.dot(p.0)) + rotation
         })
         .sum()

@@ -35,7 +35,7 @@ pub use step::Stepper;
 use hecs::{Entity, World};
 
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
-use crate::math::{Real, Vec3, ball_energy};
+use crate::math::{Real, Vec3, spin_energy};
 
 /// A world, a stepper and a clock.
 ///
@@ -189,7 +189,9 @@ pub fn kinetic_energy(world: &World) -> Real {
     world
         .query::<(&Velocity, &Mass, &Radius, Option<&AngularVelocity>)>()
         .iter()
-        .map(|(v, m, r, w)| ball_energy(m.0, r.0, v.0, w.map_or(Vec3::ZERO, |w| w.0)))
+        .map(|(v, m, r, w)| {
+            0.5 * m.0 * v.0.length_squared() + w.map_or(0.0, |w| spin_energy(m.0, r.0, w.0))
+        })
         .sum()
 }
 

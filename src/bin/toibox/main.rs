@@ -48,6 +48,9 @@ enum Command {
     Sweeps(SweepsArgs),
 }
 
+/// The strategies `compare` and `sweeps` set side by side unless told otherwise.
+const COMPARED: &str = "analytic,sliced:150,sliced-bisect:150,discrete";
+
 /// The scene `toibox` and `toibox view` open by default.
 const NEHE_ROOM: &str = "scenes/nehe_room.ron";
 
@@ -144,7 +147,7 @@ struct CompareArgs {
         long,
         value_name = "STRATEGY,...",
         value_delimiter = ',',
-        default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
+        default_value = COMPARED
     )]
     toi: Vec<ToiMode>,
     /// Compare analytic with sliced:N and sliced-bisect:N at each of these slice counts; with
@@ -189,7 +192,7 @@ struct SweepsArgs {
         long,
         value_name = "STRATEGY,...",
         value_delimiter = ',',
-        default_value = "analytic,sliced:150,sliced-bisect:150,discrete"
+        default_value = COMPARED
     )]
     toi: Vec<ToiMode>,
     /// Print one JSON object instead of a table

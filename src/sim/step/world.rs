@@ -5,7 +5,7 @@ use hecs::{Entity, World};
 
 use super::Sleeper;
 use super::{EPOCH_STEPS, Stepper};
-use crate::math::{Real, Vec3, ball_energy, positive, turned};
+use crate::math::{Real, Vec3, positive, spin_energy, turned};
 use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
@@ -331,7 +331,7 @@ impl Stepper {
             energy += 0.5 * m.0 * v.0.length_squared();
             // Frictionless contacts exert no torque: a spin is kept, and turns the ball
             if let Some(&AngularVelocity(spin)) = spin {
-                energy += ball_energy(m.0, r.0, Vec3::ZERO, spin);
+                energy += spin_energy(m.0, r.0, spin);
                 if let Some(orientation) = orientation {
                     orientation.0 = turned(orientation.0, spin, dt);
                 }
