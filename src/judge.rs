@@ -5,8 +5,9 @@
 //! - escaped: its centre is behind a plane (signed distance < 0) or inside a cylinder;
 //! - passed through: it overlaps a ball or a shape by more than [`TOLERANCE`] of its radius
 //!   at the end of the step, or, for a ball without a collision in the step (so its path was
-//!   the straight line from its previous position), that path took it that deep into
-//!   something on the way (the exact sweep, with the radius shrunk by the tolerance).
+//!   free flight from its previous position: a parabola under the scene's gravity, a straight
+//!   line without), that path took it that deep into something on the way (the exact sweep,
+//!   with the radius shrunk by the tolerance).
 //!
 //! A fault stays with the ball until the judge is made anew: a ball that tunnelled once is on
 //! the wrong side from then on. Cost: the balls against each static shape whose box their
@@ -47,25 +48,49 @@ pub struct BallStep {
 }
 
 impl BallStep {
-    /// The ball shrunk by the tolerance, on its path over `[0, dt]` when that was straight,
-    /// else standing at its end position.
-    fn sweep(&self, dt: Real) -> MovingBall {
+    /// The ball shrunk by the tolerance, on its path over `[0, dt]` when that was free flight
+    /// under `gravity` (a parabola, straight without gravity), else standing at its end.
+    fn sweep(&self, dt: Real, gravity: Vec3) -> MovingBall {
         let radius = self.radius * (1.0 - TOLERANCE);
         if self.collided {
             MovingBall::new(self.position, radius, Vec3::ZERO)
-        } else {
+        } else if gravity == Vec3::ZERO {
             MovingBall::new(self.previous, radius, (self.position - self.previous) / dt)
+        } else {
+            let start = (self.position - self.previous) / dt - gravity * (0.5 * dt);
+            MovingBall::new(self.previous, radius, start).with_acceleration(gravity)
         }
     }
 
-    /// The box of the ball over its path.
-    fn path_box(&self) -> Aabb {
+    /// Where the centre was at the fraction `s` of a step of `dt` under `gravity`, on the
+    /// path judged (its end for a ball that collided).
+    fn center(&self, s: Real, dt: Real, gravity: Vec3) -> Vec3 {
+        if self.collided {
+            return self.position;
+        }
+        // The parabola through both ends bulges against gravity from the chord
+        let chord = self.previous.lerp(self.position, s);
+        if gravity == Vec3::ZERO {
+            chord
+        } else {
+            chord - gravity * (0.5 * dt * dt * s * (1.0 - s))
+        }
+    }
+
+    /// The box of the ball over its path under `gravity` in a step of `dt`.
+    fn path_box(&self, dt: Real, gravity: Vec3) -> Aabb {
         let from = if self.collided {
             self.position
         } else {
             self.previous
         };
-        Aabb::of_path(from, self.position, self.radius)
+        // The bulge of a parabola over its chord is at most |g| dt² / 8
+        let bulge = if self.collided {
+            0.0
+        } else {
+            gravity.length() * dt * dt / 8.0
+        };
+        Aabb::of_path(from, self.position, self.radius + bulge)
     }
 }
 
@@ -151,6 +176,8 @@ pub(crate) fn least(gap: impl Fn(Real) -> Real, t0: Real, t1: Real) -> Real {
 #[derive(Clone, Debug)]
 pub struct Judge {
     planes: Vec<Plane>,
+    /// The scene's gravity: a ball that did not collide in a step flew on a parabola.
+    gravity: Vec3,
     /// Infinite cylinders, tested against every ball, with their numbers in the scene.
     everywhere: Vec<(Cylinder, usize)>,
     /// Capped cylinders and polygons with their boxes and what they are in the scene.
@@ -187,6 +214,7 @@ impl Judge {
         }
         Self {
             planes: scene.planes.iter().map(|p| p.shape).collect(),
+            gravity: scene.gravity,
             everywhere,
             finite,
             per_ball: vec![None; scene.balls.len()],
@@ -238,29 +266,29 @@ impl Judge {
 
     fn judge_statics(&self, ball: &BallStep, dt: Real) -> Option<(Fault, SceneItem, Real)> {
         let end = Ball::new(ball.position, ball.radius * (1.0 - TOLERANCE));
-        let sweep = ball.sweep(dt);
+        let gravity = self.gravity;
+        let sweep = ball.sweep(dt, gravity);
         let hit = |toi: Toi| !matches!(toi, Toi::Miss);
         // How deep the whole ball went into `shape` on the path judged
         let depth = |shape: &dyn Shape| {
-            let start = if ball.collided {
-                ball.position
-            } else {
-                ball.previous
-            };
             let gap = |t: Real| {
-                let center = start.lerp(ball.position, t);
+                let center = ball.center(t, dt, gravity);
                 shape.point_proximity(center).distance - ball.radius
             };
             -least(gap, 0.0, 1.0)
         };
         let mut through = None;
-        // A straight path cannot dip into a half-space and leave it: the end tells all
+        // A path cannot dip into a half-space and leave it unless gravity bends it out of it
+        // (towards the plane's normal): otherwise the end tells all
         for (k, plane) in self.planes.iter().enumerate() {
             let item = SceneItem::Plane(k);
             if plane.signed_distance(ball.position) < 0.0 {
                 return Some((Fault::Escaped, item, depth(plane)));
             }
-            if through.is_none() && plane.overlaps(&end) {
+            let dips = gravity.dot(plane.normal) > 0.0
+                && !ball.collided
+                && hit(analytic::ball_plane(&sweep, plane, dt));
+            if through.is_none() && (plane.overlaps(&end) || dips) {
                 through = Some((item, depth(plane)));
             }
         }
@@ -275,7 +303,7 @@ impl Judge {
                 through = Some((item, depth(cylinder)));
             }
         }
-        let path = ball.path_box();
+        let path = ball.path_box(dt, self.gravity);
         for (shape, bounds, item) in &self.finite {
             if !path.overlaps(bounds) {
                 continue;
@@ -310,7 +338,7 @@ impl Judge {
     /// holds the higher of its two low corners (so once), and the few boxes wider than
     /// [`WIDE`] cells are tested against every ball.
     fn judge_pairs(&mut self, balls: &[BallStep], dt: Real) {
-        let boxes: Vec<Aabb> = balls.iter().map(BallStep::path_box).collect();
+        let boxes: Vec<Aabb> = balls.iter().map(|b| b.path_box(dt, self.gravity)).collect();
         let Some(cell) = cell_size(&boxes) else {
             return;
         };
@@ -335,8 +363,10 @@ impl Judge {
         }
         entries.sort_unstable();
         let mut test = |i: usize, j: usize| {
-            if boxes[i].overlaps(&boxes[j]) && pair_passed_through(&balls[i], &balls[j], dt) {
-                let depth = pair_depth(&balls[i], &balls[j]);
+            if boxes[i].overlaps(&boxes[j])
+                && pair_passed_through(&balls[i], &balls[j], dt, self.gravity)
+            {
+                let depth = pair_depth(&balls[i], &balls[j], dt, self.gravity);
                 self.mark(i, Fault::PassedThrough, SceneItem::Ball(j), depth);
                 self.mark(j, Fault::PassedThrough, SceneItem::Ball(i), depth);
             }
@@ -391,16 +421,13 @@ fn cell_key(x: i64, y: i64, z: i64) -> u64 {
     (bits(x) << 42) | (bits(y) << 21) | bits(z)
 }
 
-/// Return the deepest overlap of two balls over the step: along their paths when both were
-/// straight, else at its end.
-fn pair_depth(a: &BallStep, b: &BallStep) -> Real {
-    let straight = !(a.collided || b.collided);
+/// Return the deepest overlap of two balls over the step: along their paths when both flew
+/// free, else at its end.
+fn pair_depth(a: &BallStep, b: &BallStep, dt: Real, gravity: Vec3) -> Real {
+    let free = !(a.collided || b.collided);
     let gap = |t: Real| {
-        let (pa, pb) = if straight {
-            (
-                a.previous.lerp(a.position, t),
-                b.previous.lerp(b.position, t),
-            )
+        let (pa, pb) = if free {
+            (a.center(t, dt, gravity), b.center(t, dt, gravity))
         } else {
             (a.position, b.position)
         };
@@ -409,9 +436,9 @@ fn pair_depth(a: &BallStep, b: &BallStep) -> Real {
     -least(gap, 0.0, 1.0)
 }
 
-/// Return true when two balls end overlapping by more than the tolerance, or their straight
-/// paths took them that deep into each other.
-fn pair_passed_through(a: &BallStep, b: &BallStep, dt: Real) -> bool {
+/// Return true when two balls end overlapping by more than the tolerance, or their paths of
+/// free flight took them that deep into each other.
+fn pair_passed_through(a: &BallStep, b: &BallStep, dt: Real, gravity: Vec3) -> bool {
     let reach = (a.radius + b.radius) * (1.0 - TOLERANCE);
     if a.position.distance_squared(b.position) < reach * reach {
         return true;
@@ -421,7 +448,7 @@ fn pair_passed_through(a: &BallStep, b: &BallStep, dt: Real) -> bool {
         return false;
     }
     !matches!(
-        analytic::ball_ball(&a.sweep(dt), &b.sweep(dt), dt),
+        analytic::ball_ball(&a.sweep(dt, gravity), &b.sweep(dt, gravity), dt),
         Toi::Miss
     )
 }
@@ -482,7 +509,7 @@ mod tests {
             let mut expected = vec![None; balls.len()];
             for i in 0..balls.len() {
                 for j in i + 1..balls.len() {
-                    if pair_passed_through(&balls[i], &balls[j], 0.1) {
+                    if pair_passed_through(&balls[i], &balls[j], 0.1, Vec3::ZERO) {
                         expected[i] = Some(Fault::PassedThrough);
                         expected[j] = Some(Fault::PassedThrough);
                     }

@@ -1,8 +1,9 @@
 //! The balls of one step as arrays: what the event loop reads and writes.
 //!
 //! Gathered from the world at the start of a step and written back at its end. Each ball keeps
-//! its own clock: its position is where it was at that time, and it moves on a straight path
-//! until its next collision, so a collision advances only the balls it touches.
+//! its own clock: its position is where it was at that time, and it moves on its path (a
+//! parabola under gravity, a straight line without) until its next collision, so a collision
+//! advances only the balls it touches.
 
 use hecs::Entity;
 
@@ -15,43 +16,135 @@ use crate::toi::MovingBall;
 /// No entry.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// A ball's path between two changes of course: where it was at `time` and its velocity since.
+/// A ball's path between two changes of course: where it was at `time`, its velocity then, and
+/// its constant acceleration since (gravity, what its supports leave of gravity, or zero).
 ///
-/// Where the ball is at any later time is computed from these three, never stepped, so a
-/// prediction made from a path depends on the path alone: predicting afresh gives the same bits.
-/// Paths are straight lines today; exact flight under gravity will make them parabolas, behind
-/// the same methods.
+/// Where the ball is at any later time is computed from these, never stepped, so a prediction
+/// made from a path depends on the path alone: predicting afresh gives the same bits. A path
+/// without acceleration is a straight line, computed as one (bit for bit what it was before
+/// paths could fall).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Trajectory {
     /// Where the ball was at `time`.
     pub origin: Vec3,
-    /// Its velocity since.
+    /// Its velocity at `time`.
     pub velocity: Vec3,
+    /// Its acceleration since `time`.
+    pub acceleration: Vec3,
     /// The time of its last change of course, on the stepper's clock (see
     /// [`Path`](super::components::Path)).
     pub time: Real,
 }
 
 impl Trajectory {
+    /// A straight path from `origin` at `velocity` since `time`.
+    #[inline]
+    #[must_use]
+    pub fn straight(origin: Vec3, velocity: Vec3, time: Real) -> Self {
+        Self {
+            origin,
+            velocity,
+            acceleration: Vec3::ZERO,
+            time,
+        }
+    }
+
     /// Return where the ball is at `t` (`t >= time`).
     #[inline]
     #[must_use]
     pub fn at(&self, t: Real) -> Vec3 {
-        self.origin + self.velocity * (t - self.time)
+        let s = t - self.time;
+        if self.acceleration == Vec3::ZERO {
+            self.origin + self.velocity * s
+        } else {
+            self.origin + self.velocity * s + self.acceleration * (0.5 * s * s)
+        }
     }
 
-    /// Start the path anew at `t` from where it is then, with the same velocity.
+    /// Return the ball's velocity at `t` (`t >= time`).
+    #[inline]
+    #[must_use]
+    pub fn velocity_at(&self, t: Real) -> Vec3 {
+        if self.acceleration == Vec3::ZERO {
+            self.velocity
+        } else {
+            self.velocity + self.acceleration * (t - self.time)
+        }
+    }
+
+    /// Start the path anew at `t` from where it is then, with its velocity and acceleration
+    /// then.
     #[inline]
     pub fn restart(&mut self, t: Real) {
         self.origin = self.at(t);
+        self.velocity = self.velocity_at(t);
         self.time = t;
     }
 
-    /// Return when the path reaches `x` along `axis`, at `velocity[axis]` (not zero).
+    /// Return the lowest and highest centre of the path from `from` to `to`: its ends, and
+    /// the apex on each axis where it falls between them.
     #[inline]
     #[must_use]
-    pub fn reaches(&self, axis: usize, x: Real) -> Real {
-        self.time + (x - self.origin[axis]) / self.velocity[axis]
+    pub fn extent(&self, from: Real, to: Real) -> (Vec3, Vec3) {
+        let (a, b) = (self.at(from), self.at(to));
+        let (mut low, mut high) = (a.min(b), a.max(b));
+        if self.acceleration != Vec3::ZERO {
+            for axis in 0..3 {
+                let g = self.acceleration[axis];
+                // The apex: where the velocity along the axis is zero
+                let apex = self.time - self.velocity[axis] / g;
+                if g != 0.0 && apex > from && apex < to {
+                    let x = self.at(apex)[axis];
+                    low[axis] = low[axis].min(x);
+                    high[axis] = high[axis].max(x);
+                }
+            }
+        }
+        (low, high)
+    }
+
+    /// Return the first time at or after `now` at which the path crosses `x` along `axis`
+    /// going up (`up`) or down, if it does.
+    ///
+    /// A straight path crosses once, by the sign of its velocity. A parabola may cross a level
+    /// twice, up then down or down then up; the root is the one where the velocity has the
+    /// crossing's sign, in the stable form of the quadratic formula that subtracts no nearly
+    /// equal numbers (Numerical Recipes 5.6). A path a rounding past the level is crossing now
+    /// if it goes on outwards, and is not if it comes back (as a straight one that turns
+    /// around never is), so that no ball crosses to and fro at one instant.
+    #[inline]
+    #[must_use]
+    pub fn crosses(&self, axis: usize, x: Real, up: bool, now: Real) -> Option<Real> {
+        let (v, g) = (self.velocity[axis], self.acceleration[axis]);
+        let sign = if up { 1.0 } else { -1.0 };
+        if g == 0.0 {
+            return (v * sign > 0.0).then(|| (self.time + (x - self.origin[axis]) / v).max(now));
+        }
+        let (p, u) = (self.at(now)[axis], self.velocity_at(now)[axis]);
+        let beyond = (p - x) * sign >= 0.0;
+        let toward = u * sign > 0.0;
+        if beyond && toward {
+            return Some(now);
+        }
+        // Moving away, and pushed away
+        if !toward && g * sign <= 0.0 {
+            return None;
+        }
+        // (g/2) s² + v s + (origin - x) = 0, and the root where the velocity g s + v has the
+        // crossing's sign: (-v + sign √disc) / g
+        let c = self.origin[axis] - x;
+        let disc = v * v - 2.0 * g * c;
+        if disc.is_nan() || disc < 0.0 {
+            // Never back below the level: a rounding past it, and going on outwards
+            return beyond.then_some(now);
+        }
+        let root = disc.sqrt() * sign;
+        let s = if v * root <= 0.0 {
+            (-v + root) / g
+        } else {
+            2.0 * c / (-v - root)
+        };
+        Some((self.time + s).max(now))
     }
 }
 
@@ -127,7 +220,8 @@ impl Balls {
     #[inline]
     pub fn moving(&self, i: usize, now: Real) -> MovingBall {
         let b = &self.body[i];
-        MovingBall::new(b.path.at(now), b.radius, b.path.velocity)
+        MovingBall::new(b.path.at(now), b.radius, b.path.velocity_at(now))
+            .with_acceleration(b.path.acceleration)
     }
 
     /// What ball `i` rests against in this step.
@@ -148,8 +242,8 @@ impl Balls {
         &mut self.supports[*place as usize]
     }
 
-    /// The ball as the response sees it, under gravity along `down` (unit, or zero).
-    pub fn response_body(&self, i: usize, down: Vec3) -> Body {
+    /// The ball as the response sees it at `now`, under gravity along `down` (unit, or zero).
+    pub fn response_body(&self, i: usize, now: Real, down: Vec3) -> Body {
         let material = &self.material[i];
         // A sleeping ball holds in resting contacts; a busy one holds downwards, and a very
         // busy one, or a busy one without gravity, every way
@@ -165,7 +259,7 @@ impl Balls {
             Frozen::No
         };
         Body {
-            velocity: self.body[i].path.velocity,
+            velocity: self.body[i].path.velocity_at(now),
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,
@@ -176,8 +270,12 @@ impl Balls {
     #[inline]
     pub fn path_box(&self, i: usize, now: Real, t_end: Real) -> Aabb {
         let b = &self.body[i];
-        let from = b.path.at(now);
-        Aabb::of_path(from, from + b.path.velocity * (t_end - now), b.radius)
+        if b.path.acceleration == Vec3::ZERO {
+            let from = b.path.at(now);
+            return Aabb::of_path(from, from + b.path.velocity * (t_end - now), b.radius);
+        }
+        let (low, high) = b.path.extent(now, t_end);
+        Aabb::of_path(low, high, b.radius)
     }
 
     /// Return where ball `i` is at `t_end`, the end of the step: its origin when its path
@@ -198,20 +296,34 @@ impl Balls {
         Ball::new(self.end(i, t_end), self.body[i].radius)
     }
 
-    /// Start ball `i` on a path with `velocity` at `t_end`, from where it is then.
+    /// Start ball `i` on a path with `velocity` and `acceleration` at `t_end`, from where it
+    /// is then.
     #[inline]
-    pub fn restart_with(&mut self, i: usize, t_end: Real, velocity: Vec3) {
+    pub fn restart_with(&mut self, i: usize, t_end: Real, velocity: Vec3, acceleration: Vec3) {
         let path = &mut self.body[i].path;
         if path.time != t_end {
             path.restart(t_end);
         }
         path.velocity = velocity;
+        path.acceleration = acceleration;
     }
 
     #[inline]
     pub fn advance(&mut self, i: usize, now: Real) {
         let b = &mut self.body[i];
         b.path.restart(now);
+    }
+
+    /// Give ball `i`, at `now`, the velocity its acceleration would add by `t_end` at once, and
+    /// a straight path from there (NeHe's kick, for the rest of the step).
+    #[inline]
+    pub fn kick(&mut self, i: usize, now: Real, t_end: Real) {
+        let path = &mut self.body[i].path;
+        if path.acceleration != Vec3::ZERO {
+            path.restart(now);
+            path.velocity += path.acceleration * (t_end - now);
+            path.acceleration = Vec3::ZERO;
+        }
     }
 }
 
@@ -236,6 +348,111 @@ pub(super) fn permute<T: Copy>(items: &mut [T], order: &[u32], done: &mut Vec<u6
             }
             items[k] = items[from];
             k = from;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+
+    fn random_path(rng: &mut Pcg64) -> Trajectory {
+        let mut v = || {
+            Vec3::new(
+                rng.random_range(-3.0..3.0),
+                rng.random_range(-3.0..3.0),
+                0.0,
+            )
+        };
+        let (origin, velocity, acceleration) = (v(), v(), v() * 4.0);
+        Trajectory {
+            origin,
+            velocity,
+            acceleration,
+            time: 0.5,
+        }
+    }
+
+    #[test]
+    fn a_falling_path_walks_through_its_cells_one_crossing_at_a_time() {
+        // Random parabolas, cells of 0.37 along x: from the cell of its start, a ball takes the
+        // earliest crossing up or down again and again until the end; at each crossing it is on
+        // the boundary, the times never go back, and at the end it is in the cell it reached
+        let side = 0.37;
+        let mut rng = Pcg64::seed_from_u64(7);
+        for case in 0..2000 {
+            let path = random_path(&mut rng);
+            let (start, end) = (path.time, path.time + 2.0);
+            let mut cell = (path.origin.x / side).floor() as i64;
+            let (mut now, mut crossings) = (start, 0);
+            loop {
+                let up = path.crosses(0, (cell + 1) as Real * side, true, now);
+                let down = path.crosses(0, cell as Real * side, false, now);
+                let next = [up.map(|t| (t, 1)), down.map(|t| (t, -1))]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&(t, _)| t <= end)
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                let Some((t, step)) = next else { break };
+                assert!(t >= now, "case {case}: back from {now} to {t}");
+                let x = path.at(t).x;
+                let boundary = if step > 0 { cell + 1 } else { cell } as Real * side;
+                assert!(
+                    (x - boundary).abs() < 1e-12,
+                    "case {case}: at {x}, not {boundary}"
+                );
+                cell += step;
+                now = t;
+                crossings += 1;
+                assert!(crossings < 100, "case {case}: to and fro at {t}");
+            }
+            let x = path.at(end).x;
+            let (low, high) = (cell as Real * side, (cell + 1) as Real * side);
+            assert!(
+                x >= low - 1e-12 && x <= high + 1e-12,
+                "case {case}: ended at {x} in cell {cell} ({low} to {high})"
+            );
+        }
+    }
+
+    #[test]
+    fn a_crossing_a_rounding_behind_is_now_only_when_going_on_outwards() {
+        // At the level, moving up through it: crossing now; moving back down: no upward
+        // crossing until gravity turns it (never, under gravity down)
+        let up = Trajectory {
+            origin: Vec3::new(1.0, 0.0, 0.0),
+            velocity: Vec3::new(1.0, 0.0, 0.0),
+            acceleration: Vec3::new(-9.81, 0.0, 0.0),
+            time: 0.0,
+        };
+        assert_eq!(up.crosses(0, 1.0, true, 0.0), Some(0.0));
+        // It comes back down through the level at 2 v / g
+        let back = up.crosses(0, 1.0, false, 0.0).unwrap();
+        assert!((back - 2.0 / 9.81).abs() < 1e-15, "{back}");
+        let down = Trajectory {
+            velocity: Vec3::new(-1.0, 0.0, 0.0),
+            ..up
+        };
+        assert_eq!(down.crosses(0, 1.0, true, 0.0), None);
+        assert_eq!(down.crosses(0, 1.0, false, 0.0), Some(0.0));
+    }
+
+    #[test]
+    fn the_extent_of_a_falling_path_holds_every_point_of_it() {
+        let mut rng = Pcg64::seed_from_u64(11);
+        for case in 0..500 {
+            let path = random_path(&mut rng);
+            let (from, to) = (0.7, 0.7 + rng.random_range(0.0..2.0));
+            let (low, high) = path.extent(from, to);
+            for k in 0..=200 {
+                let p = path.at(from + (to - from) * k as Real / 200.0);
+                assert!(
+                    p.cmpge(low - 1e-12).all() && p.cmple(high + 1e-12).all(),
+                    "case {case}: {p} outside {low} to {high}"
+                );
+            }
         }
     }
 }

@@ -105,7 +105,11 @@ impl Neighbours {
         let extent = bodies
             .iter()
             .zip(start)
-            .map(|(b, p)| p.abs().max_element() + b.path.velocity.abs().max_element() * dt)
+            .map(|(b, p)| {
+                p.abs().max_element()
+                    + b.path.velocity.abs().max_element() * dt
+                    + b.path.acceleration.abs().max_element() * (0.5 * dt * dt)
+            })
             .fold(0.0, Real::max);
         let margin = 1e-9 * extent;
         // Memory order: cells of 1.5 mean path boxes. The order decides which of simultaneous
@@ -185,7 +189,8 @@ impl Neighbours {
             let own = self.grid_of_band[self.band(b.radius)];
             self.own.push(own);
             let grid = &self.grids[own as usize];
-            let crossings = (b.path.velocity.abs() * dt * grid.inverse).element_sum();
+            let reach = b.path.velocity.abs() * dt + b.path.acceleration.abs() * (0.5 * dt * dt);
+            let crossings = (reach * grid.inverse).element_sum();
             // Too many crossings, or not a number of them
             if crossings.is_nan() || crossings > CROSSING_LIMIT {
                 self.is_roaming[i] = true;
@@ -355,15 +360,23 @@ impl Neighbours {
         let cell = grid.cell[i];
         let mut first: Option<(Real, usize, i64)> = None;
         for (axis, &c) in cell.iter().enumerate() {
-            let v = body.path.velocity[axis];
-            let (boundary, step) = if v > 0.0 && c < MAX_CELL {
-                ((c + 1) as Real * grid.side, 1)
-            } else if v < 0.0 && c > -MAX_CELL {
-                (c as Real * grid.side, -1)
-            } else {
+            let path = &body.path;
+            // Up through the cell's top, or down through its bottom, whichever comes first
+            let up = (c < MAX_CELL)
+                .then(|| path.crosses(axis, (c + 1) as Real * grid.side, true, now))
+                .flatten()
+                .map(|t| (t, 1));
+            let down = (c > -MAX_CELL)
+                .then(|| path.crosses(axis, c as Real * grid.side, false, now))
+                .flatten()
+                .map(|t| (t, -1));
+            let Some((t, step)) = [up, down]
+                .into_iter()
+                .flatten()
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+            else {
                 continue;
             };
-            let t = body.path.reaches(axis, boundary).max(now);
             if t <= t_end && first.is_none_or(|(best, _, _)| t < best) {
                 first = Some((t, axis, step));
             }
@@ -396,7 +409,7 @@ impl Neighbours {
     /// Return true when a ball moving as `body` for `dt` from `start` goes further than a cell
     /// of the memory order (never in a world of one cell).
     pub fn outruns_order_cell(&self, body: &BallBody, start: Vec3, dt: Real) -> bool {
-        let to = start + body.path.velocity * dt;
+        let to = start + body.path.velocity * dt + body.path.acceleration * (0.5 * dt * dt);
         (to - start).length() * self.order_inverse > 1.0
     }
 
@@ -429,11 +442,7 @@ mod tests {
     /// A ball at `at` of `radius` moving at `velocity`, on its path since time 0.
     fn body(at: Vec3, radius: Real, velocity: Vec3) -> BallBody {
         BallBody {
-            path: Trajectory {
-                origin: at,
-                velocity,
-                time: 0.0,
-            },
+            path: Trajectory::straight(at, velocity, 0.0),
             radius,
         }
     }

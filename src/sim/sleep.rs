@@ -6,10 +6,10 @@
 //! ends it, the way the big engines do (Box2D, Rapier), with a rule that keeps piles honest:
 //!
 //! - A ball is *still* while each step moves it slower than [`SleepConfig::speed`] (by default
-//!   the speed gravity adds in one step, below which a step cannot tell motion from the kick of
-//!   gravity and its undoing) and it stays within [`SleepConfig::drift`] radii of where its
-//!   stillness began. A faster step or a longer way resets its clock. A ball that rocks in a
-//!   hollow is still; one that slides on, however slowly, is not.
+//!   the speed gravity adds in one step, below which a step cannot tell motion from a fall
+//!   onto a support and its undoing) and it stays within [`SleepConfig::drift`] radii of where
+//!   its stillness began. A faster step or a longer way resets its clock. A ball that rocks in
+//!   a hollow is still; one that slides on, however slowly, is not.
 //! - Balls that have been still for [`SleepConfig::time`] and touched in the step (a
 //!   collision, or a contact found touching) form an *island*, together with the sleeping
 //!   islands they touched. A ball that is not still is an island of its own: it keeps no one

@@ -2,9 +2,12 @@
 //!
 //! One step, in the order of the design:
 //! 1. Gather: copy the balls out of the [`World`] into arrays, and read the static shapes.
-//! 2. Gravity: `v += g dt` for every ball, once per step (NeHe's order: paths are straight
-//!    lines within a step; a ball thrown sideways moves on a polyline of straight steps, not on
-//!    a parabola).
+//! 2. Gravity: every ball awake flies on the parabola `x0 + v t + g t²/2`, exactly, until a
+//!    contact changes its course. A ball in a resting contact (touching something it does not
+//!    leave, pressed in by gravity, or landing slower than the rest speed) instead takes the
+//!    rest of the step's gravity as a velocity at once and goes straight for the rest of the
+//!    step (NeHe's kick), so that piles rest at the level of velocities; the next step lets it
+//!    fall again.
 //! 3. Neighbourhoods: each ball is listed in the cell of a grid sized to the balls that holds
 //!    its centre (see `neighbours`).
 //! 4. Predict: each ball asks about the balls and statics in the cells around its own; hits
@@ -266,10 +269,11 @@ impl Stepper {
             .config
             .rest_speed
             .unwrap_or(2.0 * gravity.length() * dt);
+        // Exact flight: every ball awake falls on a parabola until something holds it up
         if gravity != Vec3::ZERO {
-            for (body, rest) in self.balls.body.iter_mut().zip(&mut self.balls.rest) {
+            for (body, rest) in self.balls.body.iter_mut().zip(&self.balls.rest) {
                 if !rest.asleep() {
-                    body.path.velocity += gravity * dt;
+                    body.path.acceleration = gravity;
                 }
             }
         }
@@ -331,7 +335,8 @@ impl Stepper {
         }
         self.changed_balls.clear();
         for &(i, velocity) in &self.stopped {
-            self.balls.restart_with(i as usize, t1, velocity);
+            self.balls
+                .restart_with(i as usize, t1, velocity, Vec3::ZERO);
             // Its predictions were made standing still: the next step makes them again
             self.changed_balls.push(i);
         }
@@ -383,7 +388,7 @@ impl Stepper {
         );
         for i in 0..balls.len() {
             if balls.rest[i].asleep() {
-                balls.restart_with(i, t_end, Vec3::ZERO);
+                balls.restart_with(i, t_end, Vec3::ZERO, Vec3::ZERO);
             }
         }
         self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;

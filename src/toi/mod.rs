@@ -2,10 +2,9 @@
 //!
 //! A ball moves on a straight path `center + velocity * t` for `t ∈ [0, t_max]`, or, with an
 //! acceleration ([`MovingBall::with_acceleration`]), on the parabola
-//! `center + velocity t + acceleration t² / 2` (the stepper still applies gravity to velocities
-//! between steps, as NeHe's Lesson 30 does, so its paths are straight within a step). Every query
-//! answers with a [`Toi`]: the first contact in the interval, the fact that the pair already
-//! touches or overlaps at `t = 0`, or a miss.
+//! `center + velocity t + acceleration t² / 2` (the stepper's balls under gravity, between
+//! their contacts). Every query answers with a [`Toi`]: the first contact in the interval, the
+//! fact that the pair already touches or overlaps at `t = 0`, or a miss.
 //!
 //! *How* the time is found is a [`ToiStrategy`]. The built-in ones, named by [`ToiMode`]:
 //! - [`Analytic`]: closed forms (and a safeguarded Newton iteration on cylinder rims); on a

@@ -131,12 +131,16 @@ fn a_dropped_ball_falls_asleep_once_it_rests_and_stays_put_for_free() {
     }
     let asleep_at = asleep_at.expect("asleep within 10 s");
     println!("moving until step {last_moving}, still from {still_since}, asleep at {asleep_at}");
-    // Observed: the velocity is non-zero for the last time after step 102 (as without
-    // sleeping), the step after it still moves the ball 0.0041 (a speed of 0.245, above the
-    // sleep speed 0.1635), and stillness begins at step 104. The ball sleeps when it has been
-    // still for 0.5: 30 steps of 1/60 (which add up to 0.49999999999999994 in floating point;
-    // the rule allows for rounding), so it falls asleep at the end of step 133.
-    assert!(last_moving < still_since, "{last_moving} {still_since}");
+    // Observed: the ball bounces until step 104, whose bounce (at 0.36, just above the rest
+    // speed 0.327) leaves a hop 1.7 mm high; from that step on each step moves it slower than
+    // the sleep speed (0.1635), so stillness begins at step 104 although it still moves in step
+    // 105 and lands, a resting contact, in step 106. The ball sleeps when it has been still for
+    // 0.5: 30 steps of 1/60 (which add up to 0.49999999999999994 in floating point; the rule
+    // allows for rounding), so it falls asleep at the end of step 133.
+    assert!(
+        last_moving <= still_since + 1,
+        "{last_moving} {still_since}"
+    );
     assert_eq!(asleep_at - still_since + 1, 30, "still from {still_since}");
     assert!(sleep(&sim.world, ball).still_for >= 0.5 - 1e-12);
 

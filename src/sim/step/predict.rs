@@ -8,7 +8,7 @@ use crate::math::{Real, Vec3};
 use crate::sim::calendar::{Happening, NEVER, Other, earlier, key_of};
 use crate::sim::measure::Touching;
 use crate::sim::neighbours::Around;
-use crate::sim::response::approach_speed;
+use crate::sim::response::closing;
 use crate::toi::{MovingBall, QueryPair, Toi, ToiStrategy};
 
 /// Why a ball predicts.
@@ -145,6 +145,48 @@ impl Stepper {
                 (a, Other::Ball(b as u32), from)
             }
         };
+        let (me, toi) = self.query(a, other, from, t_end, strategy);
+        // A certain miss, or a certain hit after the step, cannot end it overlapping (`measure`)
+        let can_overlap = match toi {
+            Toi::Miss => false,
+            Toi::Hit(contact) => from + contact.time <= self.step_end,
+            Toi::Overlapping(_) => true,
+        };
+        if can_overlap || !strategy.misses_are_certain() {
+            self.contacts
+                .push(Touching::new(a as u32, other, &self.balls.counter));
+        }
+        self.schedule(a, other, from, now, t_end, &me, toi);
+        // A pair that touches and parts on curved paths may meet again
+        if let Toi::Overlapping(contact) = toi
+            && let Some(later) = self.parts_until(&me, other, from, contact.normal)
+            && later < t_end
+        {
+            let (me, toi) = self.query(a, other, later, t_end, strategy);
+            match toi {
+                Toi::Hit(_) => self.schedule(a, other, later, now, t_end, &me, toi),
+                Toi::Overlapping(contact) => {
+                    let them = self.other_motion(other, later);
+                    let mine = (me.velocity, me.acceleration);
+                    if closing(mine, them, contact.normal, self.rest_speed).is_some() {
+                        self.push_contact(a, other, later.max(now));
+                    }
+                }
+                Toi::Miss => {}
+            }
+        }
+    }
+
+    /// Ask `strategy` when ball `a` meets `other` between `from` and `t_end`: the ball as it
+    /// moves from `from`, and the answer.
+    fn query<S: ToiStrategy + ?Sized>(
+        &mut self,
+        a: usize,
+        other: Other,
+        from: Real,
+        t_end: Real,
+        strategy: &S,
+    ) -> (MovingBall, Toi) {
         let me = self.balls.moving(a, from);
         strategy.before_query(&QueryPair {
             ball: self.balls.entity[a],
@@ -164,17 +206,35 @@ impl Stepper {
             }
         };
         self.report.stats.toi_queries += 1;
-        // A certain miss, or a certain hit after the step, cannot end it overlapping (`measure`)
-        let can_overlap = match toi {
-            Toi::Miss => false,
-            Toi::Hit(contact) => from + contact.time <= self.step_end,
-            Toi::Overlapping(_) => true,
-        };
-        if can_overlap || !strategy.misses_are_certain() {
-            self.contacts
-                .push(Touching::new(a as u32, other, &self.balls.counter));
+        (me, toi)
+    }
+
+    /// The velocity and acceleration of `other` at `t` (zero for a static shape).
+    fn other_motion(&self, other: Other, t: Real) -> (Vec3, Vec3) {
+        match other {
+            Other::Ball(j) => {
+                let path = &self.balls.body[j as usize].path;
+                (path.velocity_at(t), path.acceleration)
+            }
+            Other::Static(_) => (Vec3::ZERO, Vec3::ZERO),
         }
-        self.schedule(a, other, from, now, t_end, &me, toi);
+    }
+
+    /// For ball `me` touching `other` at `from` with normal `n` (towards the ball): when a
+    /// pair that moves apart but is accelerated back together is farthest apart along `n`;
+    /// `None` for any other pair. Until twice that time the pair cannot touch (the other lies
+    /// behind its tangent plane, which the ball leaves and comes back to on a parabola), so
+    /// asking again from then finds its next contact. On straight paths, or accelerated
+    /// apart, a pair that parts never meets again.
+    fn parts_until(&self, me: &MovingBall, other: Other, from: Real, n: Vec3) -> Option<Real> {
+        let them = self.other_motion(other, from);
+        let mine = (me.velocity, me.acceleration);
+        if closing(mine, them, n, self.rest_speed).is_some() {
+            return None;
+        }
+        let apart = (me.velocity - them.0).dot(n);
+        let back = -(me.acceleration - them.1).dot(n);
+        (apart > 0.0 && back > 0.0).then(|| from + apart / back)
     }
 
     /// The first predictions of the step: every ball awake asks about what is near it, each
@@ -328,26 +388,31 @@ impl Stepper {
                 if rests {
                     self.balls.supports_mut(i).touch(contact.normal);
                 }
-                let other_velocity = match other {
+                let them = match other {
                     Other::Ball(j) => {
                         if rests {
                             self.balls.supports_mut(j as usize).touch(-contact.normal);
                         }
                         self.links.push((i as u32, j));
-                        self.balls.body[j as usize].path.velocity
+                        let path = &self.balls.body[j as usize].path;
+                        (path.velocity_at(now), path.acceleration)
                     }
-                    Other::Static(_) => Vec3::ZERO,
+                    Other::Static(_) => (Vec3::ZERO, Vec3::ZERO),
                 };
-                // Touching or overlapping: a contact now only if approaching
-                let closing =
-                    approach_speed(me.velocity, other_velocity, contact.normal, self.rest_speed);
-                if closing.is_none() {
+                // Touching or overlapping: a contact now only if approaching, or pressed in
+                let mine = (me.velocity, me.acceleration);
+                if closing(mine, them, contact.normal, self.rest_speed).is_none() {
                     return;
                 }
                 now
             }
             Toi::Miss => return,
         };
+        self.push_contact(i, other, time);
+    }
+
+    /// Put a contact of ball `i` with `other` at `time` into the calendar.
+    fn push_contact(&mut self, i: usize, other: Other, time: Real) {
         let happening = Happening::Contact(other);
         if !self.keeps {
             self.calendar

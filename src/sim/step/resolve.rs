@@ -9,7 +9,7 @@ use crate::sim::calendar::Other;
 use crate::sim::components::combine_restitution;
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, Frozen, Supports, resolve};
+use crate::sim::response::{Body, Frozen, Supports, closing, resolve};
 use crate::toi::{PairKind, ToiStrategy};
 
 impl Stepper {
@@ -30,13 +30,13 @@ impl Stepper {
         }
         let ball = self.balls.ball_at(i, now);
         let down = self.config.gravity.normalize_or_zero();
-        let me = self.balls.response_body(i, down);
+        let mut me = self.balls.response_body(i, now, down);
 
         let other_ball = match other {
             Other::Ball(j) => Some(j as usize),
             Other::Static(_) => None,
         };
-        let (proximity, other, kind, entity, restitution) = match other {
+        let (proximity, mut other, kind, entity, restitution) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
                 if !keeps {
@@ -44,7 +44,7 @@ impl Stepper {
                 }
                 (
                     self.balls.ball_at(j, now).proximity(&ball),
-                    self.balls.response_body(j, down),
+                    self.balls.response_body(j, now, down),
                     PairKind::BallBall,
                     self.balls.entity[j],
                     self.balls.material[j].restitution,
@@ -77,29 +77,61 @@ impl Stepper {
         } else {
             combine_restitution(self.balls.material[i].restitution, restitution)
         };
-        let Some(response) = resolve(me, other, proximity.normal, e, self.rest_speed) else {
+        // Closing, or pressed in by gravity; slower than the rest speed, a resting contact
+        let n = proximity.normal;
+        let acceleration = |k: usize| self.balls.body[k].path.acceleration;
+        let theirs = other_ball.map_or((Vec3::ZERO, Vec3::ZERO), |j| {
+            (other.velocity, acceleration(j))
+        });
+        let Some(approach) = closing((me.velocity, acceleration(i)), theirs, n, self.rest_speed)
+        else {
             return false;
         };
+        let rests = approach < self.rest_speed || approach == 0.0;
+        // A resting contact is held by velocities: a ball that gravity presses into it gets
+        // the rest of the step's gravity at once, and goes straight from here
+        let presses = |k: usize, into: Vec3| rests && acceleration(k).dot(into) > 0.0;
+        let kick_i = presses(i, -n);
+        let kick_j = other_ball.filter(|&j| presses(j, n));
+        let kicked = |k: usize, velocity: Vec3| velocity + acceleration(k) * (self.step_end - now);
+        if kick_i {
+            me.velocity = kicked(i, me.velocity);
+        }
+        if let Some(j) = kick_j {
+            other.velocity = kicked(j, other.velocity);
+        }
+        let Some(response) = resolve(me, other, n, e, self.rest_speed, rests) else {
+            return false;
+        };
+        if kick_i {
+            self.balls.kick(i, now, self.step_end);
+        }
+        if let Some(j) = kick_j {
+            self.balls.kick(j, now, self.step_end);
+        }
         if keeps {
             self.balls.advance(i, now);
             if let Some(j) = other_ball {
                 self.balls.advance(j, now);
             }
         }
-        let n = proximity.normal;
         let depth = proximity.depth();
         if let Some(j) = other_ball {
             self.links.push((i as u32, j as u32));
         }
         // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it (the
         // asking ball sleeps only when it is a roaming one asking in the first predictions)
+        // (and falls from here)
+        let gravity = self.config.gravity;
         if self.balls.rest[i].asleep() && !response.resting {
             self.balls.rest[i].wake();
+            self.balls.body[i].path.acceleration = gravity;
         }
         let moved = other_ball.filter(|&j| {
             let rest = &mut self.balls.rest[j];
             if rest.asleep() && !response.resting {
                 rest.wake();
+                self.balls.body[j].path.acceleration = gravity;
             }
             !rest.asleep()
         });
@@ -198,21 +230,45 @@ impl Stepper {
         };
         let mut stopping = [None; 2];
         for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
-            let velocity = self.balls.body[k].path.velocity;
-            // Already still (where paths hold, its path stays as it began)
-            if velocity == Vec3::ZERO && self.keeps {
-                continue;
+            if self.stop(k, now) {
+                *slot = Some(k);
             }
-            self.balls.advance(k, now);
-            if velocity == Vec3::ZERO {
-                continue;
-            }
-            self.stopped.push((k as u32, velocity));
-            self.balls.body[k].path.velocity = Vec3::ZERO;
-            self.balls.bump(k);
-            *slot = Some(k);
         }
         let [first, second] = stopping;
+        self.predict_stopped(first, second, now, t_end, strategy);
+    }
+
+    /// Stop ball `k` at `now` for the rest of the step, keeping its velocity for the next one;
+    /// false when it stands already.
+    pub(super) fn stop(&mut self, k: usize, now: Real) -> bool {
+        let path = &self.balls.body[k].path;
+        let still = path.acceleration == Vec3::ZERO && path.velocity == Vec3::ZERO;
+        // Already still (where paths hold, its path stays as it began)
+        if still && self.keeps {
+            return false;
+        }
+        self.balls.advance(k, now);
+        if still {
+            return false;
+        }
+        let velocity = self.balls.body[k].path.velocity;
+        self.stopped.push((k as u32, velocity));
+        let path = &mut self.balls.body[k].path;
+        path.velocity = Vec3::ZERO;
+        path.acceleration = Vec3::ZERO;
+        self.balls.bump(k);
+        true
+    }
+
+    /// Predict again for the balls a hold stopped (`first` leaves `second` out: it asks next).
+    fn predict_stopped<S: ToiStrategy + ?Sized>(
+        &mut self,
+        first: Option<usize>,
+        second: Option<usize>,
+        now: Real,
+        t_end: Real,
+        strategy: &S,
+    ) {
         if let Some(k) = first {
             self.predict(k, now, t_end, strategy, Asking::Changed { except: second });
         }

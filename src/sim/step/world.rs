@@ -18,9 +18,10 @@ use crate::sim::statics;
 
 impl Stepper {
     /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, a velocity
-    /// component, or the distance it may move in the step along an axis, with gravity applied.
+    /// component, or the distance it may move in the step along an axis, gravity included.
     pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
         self.first_fault(dt, |body, start, _| {
+            let fall = body.path.acceleration * dt;
             if start.abs().max_element() > MAX_LENGTH {
                 Some(BallField::Position)
             } else if body.radius > MAX_LENGTH {
@@ -30,7 +31,8 @@ impl Stepper {
                 .velocity
                 .abs()
                 .max_element()
-                .max((body.path.velocity * dt).abs().max_element())
+                .max((body.path.velocity + fall).abs().max_element())
+                .max(((body.path.velocity + fall * 0.5) * dt).abs().max_element())
                 > MAX_LENGTH
             {
                 Some(BallField::Velocity)
@@ -106,17 +108,9 @@ impl Stepper {
             let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
                 Some(q) => {
                     held = true;
-                    Trajectory {
-                        origin: q.origin,
-                        velocity: q.velocity,
-                        time: q.time,
-                    }
+                    Trajectory::straight(q.origin, q.velocity, q.time)
                 }
-                None => Trajectory {
-                    origin: p.0,
-                    velocity: v.0,
-                    time: clock,
-                },
+                None => Trajectory::straight(p.0, v.0, clock),
             };
             balls.entity.push(entity);
             balls.body.push(BallBody { path, radius: r.0 });
@@ -219,11 +213,7 @@ impl Stepper {
             }) && 1.0 / m.0 == material.inverse_mass
                 && restitution == material.restitution;
             if !same {
-                body.path = Trajectory {
-                    origin: p.0,
-                    velocity: v.0,
-                    time: clock,
-                };
+                body.path = Trajectory::straight(p.0, v.0, clock);
                 material.inverse_mass = 1.0 / m.0;
                 material.restitution = restitution;
                 self.changed_balls.push(w as u32);
@@ -317,7 +307,7 @@ impl Stepper {
             debug_assert_eq!(entity, self.balls.entity[i], "same query, same order");
             let body = &self.balls.body[i].path;
             p.0 = self.balls.end(i, t_end);
-            v.0 = body.velocity;
+            v.0 = body.velocity_at(t_end);
             let written = Path {
                 origin: body.origin,
                 velocity: body.velocity,
