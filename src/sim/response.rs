@@ -88,26 +88,30 @@ impl Supports {
         if feasible(v) {
             return v;
         }
-        // Try every set of active constraints; keep the nearest feasible answer
-        let mut best: Option<Vec3> = None;
-        for subset in 1u32..(1 << normals.len()) {
-            if subset.count_ones() > 3 {
-                continue;
-            }
-            let active: Vec<Vec3> = (0..normals.len())
-                .filter(|k| subset & (1 << k) != 0)
-                .map(|k| normals[k])
-                .collect();
-            let Some(u) = remove_along(v, &active) else {
-                continue;
-            };
-            if feasible(u)
-                && best.is_none_or(|b| (u - v).length_squared() < (b - v).length_squared())
-            {
-                best = Some(u);
+        // Sets of active constraints, smallest first: the first whose multipliers are all
+        // pushes out and whose answer is feasible meets the optimality conditions of this
+        // convex problem, so it is the projection (Karush-Kuhn-Tucker)
+        let mut active = [Vec3::ZERO; 3];
+        for size in 1..=3 {
+            for subset in 1u32..(1 << normals.len()) {
+                if subset.count_ones() != size {
+                    continue;
+                }
+                let mut k = 0;
+                for (j, &m) in normals.iter().enumerate() {
+                    if subset & (1 << j) != 0 {
+                        active[k] = m;
+                        k += 1;
+                    }
+                }
+                if let Some(u) = remove_along(v, &active[..k])
+                    && feasible(u)
+                {
+                    return u;
+                }
             }
         }
-        best.unwrap_or(Vec3::ZERO)
+        Vec3::ZERO
     }
 
     /// Add a support with normal `normal` (towards the body), forgetting the oldest of three.

@@ -96,9 +96,35 @@ impl Poly {
 }
 
 /// `C(n, k)` as a float (exact for the degrees used).
-fn binomial(n: usize, k: usize) -> Real {
-    (0..k).fold(1.0, |acc, i| acc * (n - i) as Real / (i + 1) as Real)
+const fn binomial(n: usize, k: usize) -> Real {
+    let mut acc = 1.0;
+    let mut i = 0;
+    while i < k {
+        acc = acc * (n - i) as Real / (i + 1) as Real;
+        i += 1;
+    }
+    acc
 }
+
+/// `C(i, k) / C(n, k)` at `[n][i][k]`: the change from the power basis (scaled to the piece)
+/// to the Bernstein basis of degree `n`.
+const TO_BERNSTEIN: [[[Real; MAX_DEGREE + 1]; MAX_DEGREE + 1]; MAX_DEGREE + 1] = {
+    let mut table = [[[0.0; MAX_DEGREE + 1]; MAX_DEGREE + 1]; MAX_DEGREE + 1];
+    let mut n = 0;
+    while n <= MAX_DEGREE {
+        let mut i = 0;
+        while i <= n {
+            let mut k = 0;
+            while k <= i {
+                table[n][i][k] = binomial(i, k) / binomial(n, k);
+                k += 1;
+            }
+            i += 1;
+        }
+        n += 1;
+    }
+    table
+};
 
 /// A vector polynomial of degree 2 in `t`: `p + q t + r t²`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,9 +196,7 @@ fn local(p: &Poly, t0: Real, h: Real) -> (Coefficients, Real) {
     // b_i = Σ_{k <= i} C(i, k) / C(n, k) · q_k
     let mut b = [0.0; MAX_DEGREE + 1];
     for (i, bi) in b.iter_mut().enumerate().take(n + 1) {
-        *bi = (0..=i)
-            .map(|k| binomial(i, k) / binomial(n, k) * q[k])
-            .sum();
+        *bi = (0..=i).map(|k| TO_BERNSTEIN[n][i][k] * q[k]).sum();
     }
     (b, 32.0 * (n + 1) as Real * Real::EPSILON * magnitude)
 }
@@ -183,9 +207,13 @@ fn local(p: &Poly, t0: Real, h: Real) -> (Coefficients, Real) {
 /// more than rounding, and a touch (a double root) counts as an entry.
 pub(crate) fn first_entry(conditions: &[Poly], t_max: Real) -> Option<Real> {
     debug_assert!(t_max.is_finite() && t_max > 0.0);
-    // Pieces of [0, t_max] still to search, the earliest on top: start and depth
-    let mut stack = vec![(0.0, 0_u32)];
-    while let Some((t0, depth)) = stack.pop() {
+    // Pieces of [0, t_max] still to search, the earliest on top: start and depth (depth
+    // first, so at most one piece a level waits)
+    let mut stack = [(0.0, 0_u32); MAX_DEPTH as usize + 2];
+    let mut waiting = 1;
+    while waiting > 0 {
+        waiting -= 1;
+        let (t0, depth) = stack[waiting];
         let h = t_max * 0.5_f64.powi(depth as i32);
         let mut pending = None;
         let mut pending_count = 0;
@@ -221,8 +249,9 @@ pub(crate) fn first_entry(conditions: &[Poly], t_max: Real) -> Option<Real> {
         if depth >= MAX_DEPTH {
             return Some(t0);
         }
-        stack.push((t0 + 0.5 * h, depth + 1));
-        stack.push((t0, depth + 1));
+        stack[waiting] = (t0 + 0.5 * h, depth + 1);
+        stack[waiting + 1] = (t0, depth + 1);
+        waiting += 2;
     }
     None
 }

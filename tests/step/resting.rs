@@ -757,7 +757,9 @@ fn a_tiny_fast_ball_stays_in_its_box() {
 fn a_gas_stepped_with_a_huge_dt_stays_in_its_box() {
     // 100 balls at speed 5 in a box of half-size 1, stepped with dt from 7 to 100: each ball
     // would cross the box hundreds of times in one step. Elastic and without gravity energy is
-    // kept; with gravity every ball still stays in.
+    // kept; with gravity every ball still stays in, to the rounding of the way it can go in a
+    // step (1e-12 of it: a ball held against a wall may creep into it at the tolerance of an
+    // approach, 1e-12 of the speeds, for the rest of the step; observed 1.7e-9 with dt 50).
     for (dt, gravity, seed) in [
         (7.0, Vec3::ZERO, 1),
         (100.0, Vec3::ZERO, 2),
@@ -783,8 +785,13 @@ fn a_gas_stepped_with_a_huge_dt_stays_in_its_box() {
             if dt >= 30.0 && gravity == Vec3::ZERO {
                 assert!(stats.events_cap_hits > 0, "{what}, step {step}: {stats:?}");
             }
+            let way = (5.0 + gravity.length() * dt) * dt;
             for (_, p, _) in state(&sim.world) {
-                assert!(inside(p, radius, 1.0, 1e-9), "{what}, step {step}: at {p}");
+                let tolerance = 1e-9_f64.max(1e-12 * way);
+                assert!(
+                    inside(p, radius, 1.0, tolerance),
+                    "{what}, step {step}: at {p}"
+                );
             }
             assert_eq!(stats.escaped, 0, "{what}, step {step}");
             let overlap = deepest_overlap(&sim.world);

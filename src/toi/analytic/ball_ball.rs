@@ -39,7 +39,7 @@ pub fn ball_ball(ball: &MovingBall, other: &MovingBall, t_max: Real) -> Toi {
             .length_squared()
             .add(&Poly::constant(-radius * radius));
         return falling_hit(
-            &[vec![gap]],
+            &[[gap]],
             t_max,
             speed_bound(relative.q, relative.r * 2.0, t_max),
             |t| other.at(t).proximity(&ball.at(t)),

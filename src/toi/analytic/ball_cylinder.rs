@@ -50,7 +50,7 @@ pub fn ball_infinite_cylinder(ball: &MovingBall, cylinder: &InfiniteCylinder, t_
             .length_squared()
             .add(&Poly::constant(-radius * radius));
         return falling_hit(
-            &[vec![side]],
+            &[[side]],
             t_max,
             speed_bound(ball.velocity, ball.acceleration, t_max),
             |t| cylinder.proximity(&ball.at(t)),

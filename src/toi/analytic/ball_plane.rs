@@ -1,7 +1,7 @@
-use super::{falling_hit, hit, overlapping, speed_bound};
+use super::{hit, overlapping};
 use crate::geometry::{Plane, Shape};
 use crate::math::Real;
-use crate::toi::bernstein::Poly;
+use crate::toi::quadratic::{Roots, solve};
 use crate::toi::{MovingBall, Toi};
 
 /// Find when `ball` first touches the one-sided `plane` within `[0, t_max]`.
@@ -10,7 +10,8 @@ use crate::toi::{MovingBall, Toi};
 /// The plane is the face of a solid half-space: a ball that starts touching it, or anywhere
 /// behind it, gives [`Toi::Overlapping`] (NeHe's two-sided test would let a ball that started
 /// behind a wall pass through). Moving parallel or away gives [`Toi::Miss`]. Under an
-/// acceleration the gap is a quadratic in `t`, and its first root is the contact.
+/// acceleration the gap is a quadratic in `t`, and its first root in `[0, t_max]` is the
+/// contact (the stable form of the quadratic formula).
 ///
 /// ```
 /// use toibox::{toi::analytic::ball_plane, MovingBall, Plane, Vec3};
@@ -26,14 +27,21 @@ pub fn ball_plane(ball: &MovingBall, plane: &Plane, t_max: Real) -> Toi {
         return overlapping(&start);
     }
     if !ball.is_straight() {
-        let gap =
-            (ball.path().minus(plane.point).dot(plane.normal)).add(&Poly::constant(-ball.radius));
-        return falling_hit(
-            &[vec![gap]],
-            t_max,
-            speed_bound(ball.velocity, ball.acceleration, t_max),
-            |t| plane.proximity(&ball.at(t)),
+        // The gap d + v t + a t²/2 first reaches zero at its smallest root in [0, t_max]: the
+        // stable quadratic's (a tangent touch is a double root)
+        let (v, a) = (
+            plane.normal.dot(ball.velocity),
+            plane.normal.dot(ball.acceleration),
         );
+        let first = match solve(0.5 * a, v, start.distance) {
+            Roots::One(t) => Some(t),
+            Roots::Two(t0, t1) => Some(if t0 >= 0.0 { t0 } else { t1 }),
+            Roots::None | Roots::All => None,
+        };
+        return match first {
+            Some(t) if (0.0..=t_max).contains(&t) => hit(t, &plane.proximity(&ball.at(t))),
+            _ => Toi::Miss,
+        };
     }
     let approach = -plane.normal.dot(ball.velocity);
     // Parallel or moving away

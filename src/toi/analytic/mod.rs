@@ -69,8 +69,8 @@ fn reject(v: Vec3, axis: Vec3) -> Vec3 {
 /// time found is then carried forward by conservative advancement on the exact gap (step by
 /// `gap / speed`, which can never pass the first touch) until the gap is rounding; a step that
 /// would leave the interval proves there is no touch in it.
-fn falling_hit(
-    parts: &[Vec<Poly>],
+fn falling_hit<Part: AsRef<[Poly]>>(
+    parts: &[Part],
     t_max: Real,
     speed: Real,
     proximity_at: impl Fn(Real) -> Proximity,
@@ -81,7 +81,7 @@ fn falling_hit(
         if until <= 0.0 {
             break;
         }
-        if let Some(t) = first_entry(conditions, until) {
+        if let Some(t) = first_entry(conditions.as_ref(), until) {
             first = Some(first.map_or(t, |f| f.min(t)));
         }
     }
