@@ -162,6 +162,10 @@ pub(super) struct BallBody {
 pub(super) struct BallMaterial {
     pub inverse_mass: Real,
     pub restitution: Real,
+    /// Coefficient of friction (0: frictionless).
+    pub friction: Real,
+    /// Angular velocity: only contacts with friction change it.
+    pub spin: Vec3,
     /// Resting contacts in this step.
     pub resting_hits: u32,
     /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
@@ -260,6 +264,8 @@ impl Balls {
         };
         Body {
             velocity: self.body[i].path.velocity_at(now),
+            spin: material.spin,
+            radius: self.body[i].radius,
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,

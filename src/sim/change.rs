@@ -74,11 +74,11 @@ pub(crate) fn ball(position: Vec3, radius: Real, mass: Real, restitution: Real) 
 /// count, so a snapshot restored with other entities reads the same) and of `config`.
 #[must_use]
 pub(crate) fn surroundings<'a>(
-    statics: impl IntoIterator<Item = (&'a StaticShape, Real)>,
+    statics: impl IntoIterator<Item = (&'a StaticShape, Real, Real)>,
     config: &StepConfig,
 ) -> u64 {
     let mut shapes: u64 = 0;
-    for (shape, restitution) in statics {
+    for (shape, restitution, friction) in statics {
         let mut f = Fingerprint::default();
         match shape {
             StaticShape::Plane(p) => f.tag(1).vec(p.point).vec(p.normal),
@@ -94,8 +94,13 @@ pub(crate) fn surroundings<'a>(
                 &mut f
             }
         };
+        f.real(restitution);
+        // Frictionless shapes keep the fingerprints they had before friction
+        if friction != 0.0 {
+            f.tag(5).real(friction);
+        }
         // A sum: the same for any order
-        shapes = shapes.wrapping_add(f.real(restitution).finish());
+        shapes = shapes.wrapping_add(f.finish());
     }
     let mut f = Fingerprint::default();
     f.0.write_u64(shapes);
@@ -152,16 +157,27 @@ mod tests {
     fn the_surroundings_ignore_the_order_of_the_statics_and_nothing_else() {
         let (a, b) = (floor(0.0), floor(1.0));
         let config = StepConfig::default();
-        let both = surroundings([(&a, 1.0), (&b, 0.5)], &config);
-        let swapped = surroundings([(&b, 0.5), (&a, 1.0)], &config);
+        let both = surroundings([(&a, 1.0, 0.0), (&b, 0.5, 0.0)], &config);
+        let swapped = surroundings([(&b, 0.5, 0.0), (&a, 1.0, 0.0)], &config);
         assert_eq!(both, swapped);
-        // A static gone, moved, or with another restitution
-        assert_ne!(both, surroundings([(&a, 1.0)], &config));
+        // A static gone, moved, or with another restitution or friction
+        assert_ne!(both, surroundings([(&a, 1.0, 0.0)], &config));
         let moved = floor(1.5);
-        assert_ne!(both, surroundings([(&a, 1.0), (&moved, 0.5)], &config));
-        assert_ne!(both, surroundings([(&a, 1.0), (&b, 0.4)], &config));
+        assert_ne!(
+            both,
+            surroundings([(&a, 1.0, 0.0), (&moved, 0.5, 0.0)], &config)
+        );
+        assert_ne!(
+            both,
+            surroundings([(&a, 1.0, 0.0), (&b, 0.4, 0.0)], &config)
+        );
+        // Or with friction
+        assert_ne!(
+            both,
+            surroundings([(&a, 1.0, 0.0), (&b, 0.5, 0.3)], &config)
+        );
         // Each field of the configuration
-        let statics = || [(&a, 1.0), (&b, 0.5)];
+        let statics = || [(&a, 1.0, 0.0), (&b, 0.5, 0.0)];
         for other in [
             StepConfig {
                 gravity: Vec3::new(0.0, -9.8, 0.0),
@@ -200,11 +216,14 @@ mod tests {
             ..StepConfig::default()
         };
         let mine = ToiMode::custom(crate::toi::Analytic);
-        let print = surroundings([(&a, 1.0)], &custom(&mine));
-        assert_eq!(print, surroundings([(&a, 1.0)], &custom(&mine.clone())));
+        let print = surroundings([(&a, 1.0, 0.0)], &custom(&mine));
+        assert_eq!(
+            print,
+            surroundings([(&a, 1.0, 0.0)], &custom(&mine.clone()))
+        );
         // Another strategy, even an equal one, is a change
         let another = ToiMode::custom(crate::toi::Analytic);
-        assert_ne!(print, surroundings([(&a, 1.0)], &custom(&another)));
+        assert_ne!(print, surroundings([(&a, 1.0, 0.0)], &custom(&another)));
         assert_ne!(mine, another);
         assert_eq!(mine, mine.clone());
     }

@@ -1,11 +1,12 @@
 //! The components of a ball, and the description that spawns one.
 //!
 //! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
-//! [`Restitution`] (default 1), [`AngularVelocity`] and [`Orientation`] (default: not
-//! spinning, unturned), [`Color`], [`Name`], [`PreviousPosition`], and [`Sleep`] and [`Path`]
-//! (the stepper adds them when missing). A static shape is
-//! an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder) or a
-//! [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`].
+//! [`Restitution`] (default 1), [`Friction`] (default 0), [`AngularVelocity`] and
+//! [`Orientation`] (default: not spinning, unturned), [`Color`], [`Name`],
+//! [`PreviousPosition`], and [`Sleep`] and [`Path`] (the stepper adds them when missing). A
+//! static shape is an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder)
+//! or a [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`]
+//! and a [`Friction`].
 
 use std::num::NonZeroU64;
 
@@ -45,6 +46,16 @@ pub struct Mass(pub Real);
 /// dead ball stays dead against a lively wall. See [`combine_restitution`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Restitution(pub Real);
+
+/// Coefficient of Coulomb friction `μ`, finite and `>= 0`: at an impact the tangential
+/// impulse is at most `μ` times the normal one. 0 (the default, also without the component)
+/// is frictionless.
+///
+/// A pair rubs with the geometric mean of its two coefficients, so two equal coefficients give
+/// that coefficient and a frictionless side makes the pair frictionless. See
+/// [`combine_friction`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Friction(pub Real);
 
 /// Display colour of a ball, RGB in `[0, 1]` as shown on screen (sRGB, as NeHe's `glColor`); the
 /// simulation ignores it.
@@ -163,6 +174,13 @@ pub fn combine_restitution(a: Real, b: Real) -> Real {
     a.min(b)
 }
 
+/// Return the friction of a pair: the geometric mean `√(a b)` of the two coefficients.
+#[must_use]
+#[inline]
+pub fn combine_friction(a: Real, b: Real) -> Real {
+    (a * b).sqrt()
+}
+
 /// A description of a ball, to spawn into a [`hecs::World`].
 ///
 /// ```
@@ -186,6 +204,8 @@ pub struct BallDef {
     pub mass: Real,
     /// Restitution; default 1.
     pub restitution: Real,
+    /// Coefficient of friction; default 0.
+    pub friction: Real,
     /// Spin, an angular velocity in radians per time unit; default zero.
     pub spin: Vec3,
     /// Colour, if any.
@@ -204,6 +224,7 @@ impl BallDef {
             radius,
             mass: crate::math::ball_volume(radius),
             restitution: 1.0,
+            friction: 0.0,
             spin: Vec3::ZERO,
             color: None,
             name: None,
@@ -231,6 +252,13 @@ impl BallDef {
         self
     }
 
+    /// Set the coefficient of friction.
+    #[must_use]
+    pub fn friction(mut self, friction: Real) -> Self {
+        self.friction = friction;
+        self
+    }
+
     /// Set the spin (angular velocity, radians per time unit, world axes).
     #[must_use]
     pub fn spin(mut self, spin: Vec3) -> Self {
@@ -253,7 +281,8 @@ impl BallDef {
     }
 
     /// Read the ball `entity` of `world` back: its position, velocity, radius and mass, and
-    /// its restitution (1 without one), colour and name. `None` when the entity does not exist
+    /// its restitution (1 without one), friction (0 without), spin, colour and name. `None`
+    /// when the entity does not exist
     /// or lacks one of the first four.
     ///
     /// ```
@@ -273,6 +302,9 @@ impl BallDef {
             .mass(entity.get::<&Mass>()?.0);
         if let Some(e) = entity.get::<&Restitution>() {
             ball.restitution = e.0;
+        }
+        if let Some(f) = entity.get::<&Friction>() {
+            ball.friction = f.0;
         }
         if let Some(w) = entity.get::<&AngularVelocity>() {
             ball.spin = w.0;
@@ -301,6 +333,9 @@ impl BallDef {
         // A ball without spin carries none: the components cost 56 bytes a ball
         if self.spin != Vec3::ZERO {
             builder.add_bundle((AngularVelocity(self.spin), Orientation::default()));
+        }
+        if self.friction != 0.0 {
+            builder.add(Friction(self.friction));
         }
         if let Some(color) = self.color {
             builder.add(Color(color));

@@ -102,6 +102,8 @@ pub enum BallField {
     Restitution,
     /// [`AngularVelocity`](super::AngularVelocity).
     Spin,
+    /// [`Friction`](super::Friction).
+    Friction,
 }
 
 impl BallField {
@@ -114,6 +116,7 @@ impl BallField {
             Self::Mass => "mass",
             Self::Restitution => "restitution",
             Self::Spin => "spin",
+            Self::Friction => "friction",
         }
     }
 
@@ -125,6 +128,7 @@ impl BallField {
             Self::Radius | Self::Mass => "a finite number > 0",
             Self::Restitution => "a number from 0 to 1",
             Self::Spin => "finite components, each at most MAX_LENGTH in magnitude",
+            Self::Friction => "a finite number >= 0",
         }
     }
 }
@@ -190,6 +194,8 @@ pub enum StaticFault {
     Cylinder,
     /// A [`Restitution`](super::Restitution) outside 0 to 1.
     Restitution,
+    /// A [`Friction`](super::Friction) that is not a finite number `>= 0`.
+    Friction,
 }
 
 impl StaticFault {
@@ -199,6 +205,7 @@ impl StaticFault {
             Self::Plane => "plane",
             Self::Cylinder => "cylinder",
             Self::Restitution => "restitution",
+            Self::Friction => "friction",
         }
     }
 
@@ -211,6 +218,7 @@ impl StaticFault {
                  (use CappedCylinder::new or InfiniteCylinder::new)"
             }
             Self::Restitution => "a number from 0 to 1",
+            Self::Friction => "a finite number >= 0",
         }
     }
 }

@@ -23,8 +23,8 @@ mod statics;
 mod step;
 
 pub use components::{
-    AngularVelocity, BallDef, Color, Mass, Name, Orientation, Path, Position, PreviousPosition,
-    Radius, Restitution, Sleep, Velocity, combine_restitution,
+    AngularVelocity, BallDef, Color, Friction, Mass, Name, Orientation, Path, Position,
+    PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_friction, combine_restitution,
 };
 pub use config::{BallField, ConfigField, MAX_LENGTH, StaticFault, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};

@@ -542,6 +542,7 @@ mod tests {
             entity: hecs::Entity::DANGLING,
             shape,
             restitution: 1.0,
+            friction: 0.0,
             everywhere: false,
         };
         // Two plates in the cells around ball 0 (sharing cells, so their ranges merge), a

@@ -176,6 +176,10 @@ fn remove_along(v: Vec3, active: &[Vec3]) -> Option<Vec3> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Body {
     pub velocity: Vec3,
+    /// Angular velocity; zero for a static shape.
+    pub spin: Vec3,
+    /// Radius of a ball; zero for a static shape (its contact point is on its surface).
+    pub radius: Real,
     /// Zero for a static shape.
     pub inverse_mass: Real,
     /// What it rests against in this step.
@@ -229,6 +233,10 @@ pub(crate) struct Response {
     pub velocity_a: Vec3,
     /// New velocity of the second body.
     pub velocity_b: Vec3,
+    /// New angular velocity of the first body.
+    pub spin_a: Vec3,
+    /// New angular velocity of the second body.
+    pub spin_b: Vec3,
     /// The contact was a resting one (slower than the rest speed).
     pub resting: bool,
     /// The first body now rests on the second, which held: it gains the support `n`.
@@ -273,15 +281,16 @@ pub(crate) fn closing(
     (!apart && pressing > slack).then_some(0.0)
 }
 
-/// Resolve a contact whose normal `n` points from `b` to `a`; `None` when the pair is not
-/// approaching (see [`approach_speed`]). The contact is a resting one when the approach is
-/// slower than `rest_speed`, or when `rests` (the stepper found it so before it gave the
-/// pair the rest of the step's gravity).
+/// Resolve a contact whose normal `n` points from `b` to `a`, with `restitution` and the
+/// coefficient of `friction`; `None` when the pair is not approaching (see
+/// [`approach_speed`]). The contact is a resting one when the approach is slower than
+/// `rest_speed`, or when `rests` (the stepper found it so before it gave the pair the rest of
+/// the step's gravity).
 pub(crate) fn resolve(
     a: Body,
     b: Body,
     n: Vec3,
-    restitution: Real,
+    (restitution, friction): (Real, Real),
     rest_speed: Real,
     rests: bool,
 ) -> Option<Response> {
@@ -303,14 +312,55 @@ pub(crate) fn resolve(
         return None;
     }
     let impulse = (1.0 + e) * approach / total;
-    Some(Response {
+    let mut response = Response {
         impulse,
         velocity_a: a.velocity + n * (impulse * wa),
         velocity_b: b.velocity - n * (impulse * wb),
+        spin_a: a.spin,
+        spin_b: b.spin,
         resting,
         a_rests_on_b: false,
         b_rests_on_a: false,
-    })
+    };
+    if friction > 0.0 {
+        rub(&a, &b, n, friction * impulse, &mut response);
+    }
+    Some(response)
+}
+
+/// Add the tangential impulse of an impact to `response`: Coulomb friction with sticking and
+/// sliding, Walton's model with a tangential restitution of zero ("Oblique impacts of
+/// inelastic, frictional spheres", 1993).
+///
+/// With the contact points `r_a = -R_a n` and `r_b = R_b n` from the centres, the slip is the
+/// tangential part `u` of `(v_a + ω_a × r_a) - (v_b + ω_b × r_b)` before the impact. An
+/// impulse `J` on `a` (and `-J` on `b`) perpendicular to `n` changes it by `k J`, with
+/// `k = Σ (1/m + R²/I) = 7/2 Σ 1/m` for solid balls (a static side adds nothing). Sticking
+/// needs `J = -u / k`; Coulomb allows at most `limit = μ J_n`, so beyond it the ball slides:
+/// `J = -limit u / |u|`. Either takes energy away, never adds it.
+fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
+    let (ra, rb) = (-n * a.radius, n * b.radius);
+    let slip = (a.velocity + a.spin.cross(ra)) - (b.velocity + b.spin.cross(rb));
+    let u = slip - n * slip.dot(n);
+    let speed = u.length();
+    let k = 3.5 * (a.inverse_mass + b.inverse_mass);
+    if speed == 0.0 || k == 0.0 {
+        return;
+    }
+    let stick = speed / k;
+    let j = u * (-stick.min(limit) / speed);
+    // A solid ball's inverse moment of inertia: 5 / (2 m R²)
+    let turn = |body: &Body| {
+        if body.inverse_mass > 0.0 {
+            2.5 * body.inverse_mass / (body.radius * body.radius)
+        } else {
+            0.0
+        }
+    };
+    response.velocity_a += j * a.inverse_mass;
+    response.velocity_b -= j * b.inverse_mass;
+    response.spin_a += ra.cross(j) * turn(a);
+    response.spin_b += rb.cross(-j) * turn(b);
 }
 
 /// A resting contact with at least one side held: neither ball keeps moving into the other nor
@@ -331,6 +381,8 @@ fn hold(a: Body, b: Body, n: Vec3, a_held: bool, b_held: bool) -> Response {
         impulse,
         velocity_a: va,
         velocity_b: vb,
+        spin_a: a.spin,
+        spin_b: b.spin,
         resting: true,
         a_rests_on_b: b_held,
         b_rests_on_a: a_held,
@@ -344,6 +396,8 @@ mod tests {
     fn body(velocity: Vec3, inverse_mass: Real) -> Body {
         Body {
             velocity,
+            spin: Vec3::ZERO,
+            radius: 1.0,
             inverse_mass,
             supports: Supports::default(),
             frozen: Frozen::No,
@@ -358,7 +412,7 @@ mod tests {
             body(Vec3::new(3.0, 0.0, 0.0), 1.0),
             body(Vec3::new(-1.0, 0.0, 0.0), 0.5),
             -Vec3::X,
-            1.0,
+            (1.0, 0.0),
             0.0,
             false,
         )
@@ -375,7 +429,7 @@ mod tests {
             body(Vec3::new(2.0, -3.0, 0.0), 0.25),
             body(Vec3::ZERO, 0.0),
             Vec3::Y,
-            1.0,
+            (1.0, 0.0),
             0.0,
             false,
         )
@@ -390,16 +444,16 @@ mod tests {
         // A closing speed of 1e-17 against speeds of 0.05 is what a resolved contact leaves
         let a = body(Vec3::new(0.05, -1e-17, 0.0), 1.0);
         let b = body(Vec3::ZERO, 1.0);
-        assert!(resolve(a, b, Vec3::Y, 1.0, 0.0, false).is_none());
-        assert!(resolve(a, b, Vec3::Y, 1.0, 0.2, false).is_none());
+        assert!(resolve(a, b, Vec3::Y, (1.0, 0.0), 0.0, false).is_none());
+        assert!(resolve(a, b, Vec3::Y, (1.0, 0.0), 0.2, false).is_none());
     }
 
     #[test]
     fn separating_and_sliding_pairs_get_nothing() {
         let a = body(Vec3::new(1.0, 0.0, 0.0), 1.0);
         let b = body(Vec3::ZERO, 1.0);
-        assert!(resolve(a, b, Vec3::X, 1.0, 0.0, false).is_none());
-        assert!(resolve(a, b, Vec3::Y, 1.0, 0.0, false).is_none());
+        assert!(resolve(a, b, Vec3::X, (1.0, 0.0), 0.0, false).is_none());
+        assert!(resolve(a, b, Vec3::Y, (1.0, 0.0), 0.0, false).is_none());
     }
 
     #[test]
@@ -411,7 +465,7 @@ mod tests {
             supports: on_floor,
             ..body(Vec3::ZERO, 1.0)
         };
-        let r = resolve(falling, held, Vec3::Y, 1.0, 0.1, false).unwrap();
+        let r = resolve(falling, held, Vec3::Y, (1.0, 0.0), 0.1, false).unwrap();
         assert!(r.a_rests_on_b && !r.b_rests_on_a);
         assert_eq!(r.velocity_a, Vec3::ZERO);
         assert_eq!(r.velocity_b, Vec3::ZERO);
@@ -455,7 +509,7 @@ mod tests {
             supports: on_floor,
             ..body(Vec3::ZERO, 1.0)
         };
-        let r = resolve(pusher, resting, -Vec3::X, 1.0, 0.1, false).unwrap();
+        let r = resolve(pusher, resting, -Vec3::X, (1.0, 0.0), 0.1, false).unwrap();
         assert!(!r.a_rests_on_b && !r.b_rests_on_a);
         assert!((r.velocity_a.x - 0.005).abs() < 1e-15 && (r.velocity_b.x - 0.005).abs() < 1e-15);
     }

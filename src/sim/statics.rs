@@ -2,7 +2,7 @@
 
 use hecs::{Entity, World};
 
-use super::components::Restitution;
+use super::components::{Friction, Restitution};
 use super::config::{StaticFault, StepError};
 use crate::geometry::{Aabb, ConvexPolygon, Cylinder, Plane, Shape, StaticShape};
 use crate::math::{Real, Vec3, positive};
@@ -69,12 +69,13 @@ impl StaticShape {
     }
 }
 
-/// A static shape of the world, with its entity and restitution.
+/// A static shape of the world, with its entity, restitution and friction.
 #[derive(Clone, Debug)]
 pub(super) struct Static {
     pub entity: Entity,
     pub shape: StaticShape,
     pub restitution: Real,
+    pub friction: Real,
     /// Tested against every ball rather than registered in the spatial hash.
     pub everywhere: bool,
 }
@@ -83,7 +84,10 @@ pub(super) struct Static {
 pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(), StepError> {
     statics.clear();
     let restitution = |e: Option<&Restitution>| e.map_or(1.0, |e| e.0);
-    for (entity, plane, e) in world.query_mut::<(Entity, &Plane, Option<&Restitution>)>() {
+    let friction = |f: Option<&Friction>| f.map_or(0.0, |f| f.0);
+    for (entity, plane, e, f) in
+        world.query_mut::<(Entity, &Plane, Option<&Restitution>, Option<&Friction>)>()
+    {
         if !(plane.point.is_finite() && plane.normal.is_finite() && plane.normal.is_normalized()) {
             return Err(StepError::InvalidStatic {
                 entity,
@@ -94,10 +98,13 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
             entity,
             shape: StaticShape::Plane(*plane),
             restitution: restitution(e),
+            friction: friction(f),
             everywhere: false,
         });
     }
-    for (entity, cylinder, e) in world.query_mut::<(Entity, &Cylinder, Option<&Restitution>)>() {
+    for (entity, cylinder, e, f) in
+        world.query_mut::<(Entity, &Cylinder, Option<&Restitution>, Option<&Friction>)>()
+    {
         let valid = match cylinder {
             Cylinder::Capped(c) => {
                 c.a.is_finite() && c.b.is_finite() && c.a != c.b && positive(c.radius)
@@ -116,15 +123,21 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
             entity,
             shape: StaticShape::Cylinder(*cylinder),
             restitution: restitution(e),
+            friction: friction(f),
             everywhere: false,
         });
     }
-    for (entity, polygon, e) in world.query_mut::<(Entity, &ConvexPolygon, Option<&Restitution>)>()
-    {
+    for (entity, polygon, e, f) in world.query_mut::<(
+        Entity,
+        &ConvexPolygon,
+        Option<&Restitution>,
+        Option<&Friction>,
+    )>() {
         statics.push(Static {
             entity,
             shape: StaticShape::Polygon(polygon.clone()),
             restitution: restitution(e),
+            friction: friction(f),
             everywhere: false,
         });
     }
@@ -135,6 +148,15 @@ pub(super) fn gather(world: &mut World, statics: &mut Vec<Static>) -> Result<(),
         return Err(StepError::InvalidStatic {
             entity: s.entity,
             fault: StaticFault::Restitution,
+        });
+    }
+    if let Some(s) = statics
+        .iter()
+        .find(|s| !(s.friction.is_finite() && s.friction >= 0.0))
+    {
+        return Err(StepError::InvalidStatic {
+            entity: s.entity,
+            fault: StaticFault::Friction,
         });
     }
     Ok(())

@@ -162,6 +162,9 @@ pub struct Stepper {
     clock: Real,
     /// Balls without a [`Path`] component, to be given one.
     pathless: Vec<(Entity, Path)>,
+    /// Balls without an [`AngularVelocity`](super::AngularVelocity) that a contact with
+    /// friction set spinning, to be given one (and an orientation).
+    spinless: Vec<(Entity, Vec3)>,
     /// The last step completed with paths that hold, and left its calendar, cells and order
     /// to the next (a cache: a fresh stepper rebuilds them and meets the same events).
     kept: bool,

@@ -1,7 +1,8 @@
 //! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
-//! sleeping (`sleep`), restitution (`restitution`), spin (`spin`), determinism and snapshots
-//! (`determinism`), bad values from code (`bad_input`), and random worlds checked against
-//! brute force (`invariants`, whose soak run CI starts with
+//! sleeping (`sleep`), restitution (`restitution`), spin (`spin`), friction at impacts
+//! (`friction`), determinism and snapshots (`determinism`), bad values from code
+//! (`bad_input`), and random worlds checked against brute force (`invariants`, whose soak run
+//! CI starts with
 //! `cargo test --release --test step -- --ignored soak`). One test binary, so that
 //! `cargo test` builds and links it once.
 
@@ -10,6 +11,7 @@ mod common;
 
 mod bad_input;
 mod determinism;
+mod friction;
 mod invariants;
 mod physics;
 mod resting;

@@ -6,7 +6,7 @@ use super::{ELASTIC_AFTER, Stepper};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
-use crate::sim::components::combine_restitution;
+use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
 use crate::sim::response::{Body, Frozen, Supports, closing, resolve};
@@ -36,7 +36,7 @@ impl Stepper {
             Other::Ball(j) => Some(j as usize),
             Other::Static(_) => None,
         };
-        let (proximity, mut other, kind, entity, restitution) = match other {
+        let (proximity, mut other, kind, entity, (restitution, friction)) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
                 if !keeps {
@@ -47,13 +47,18 @@ impl Stepper {
                     self.balls.response_body(j, now, down),
                     PairKind::BallBall,
                     self.balls.entity[j],
-                    self.balls.material[j].restitution,
+                    (
+                        self.balls.material[j].restitution,
+                        self.balls.material[j].friction,
+                    ),
                 )
             }
             Other::Static(k) => {
                 let s = &self.statics[k as usize];
                 let body = Body {
                     velocity: Vec3::ZERO,
+                    spin: Vec3::ZERO,
+                    radius: 0.0,
                     inverse_mass: 0.0,
                     supports: Supports::EVERYWHERE,
                     frozen: Frozen::Always,
@@ -63,7 +68,7 @@ impl Stepper {
                     body,
                     s.shape.kind(),
                     s.entity,
-                    s.restitution,
+                    (s.restitution, s.friction),
                 )
             }
         };
@@ -100,7 +105,8 @@ impl Stepper {
         if let Some(j) = kick_j {
             other.velocity = kicked(j, other.velocity);
         }
-        let Some(response) = resolve(me, other, n, e, self.rest_speed, rests) else {
+        let mu = combine_friction(self.balls.material[i].friction, friction);
+        let Some(response) = resolve(me, other, n, (e, mu), self.rest_speed, rests) else {
             return false;
         };
         if kick_i {
@@ -136,6 +142,7 @@ impl Stepper {
             !rest.asleep()
         });
         self.balls.body[i].path.velocity = response.velocity_a;
+        self.balls.material[i].spin = response.spin_a;
         self.balls.bump(i);
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(proximity.normal);
@@ -155,6 +162,7 @@ impl Stepper {
         match moved {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
+                self.balls.material[j].spin = response.spin_b;
                 self.balls.bump(j);
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);

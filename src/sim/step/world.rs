@@ -9,8 +9,8 @@ use crate::math::{Real, Vec3, positive, spin_energy, turned};
 use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
-    AngularVelocity, Mass, Orientation, Path, Position, PreviousPosition, Radius, Restitution,
-    Sleep, Velocity,
+    AngularVelocity, Friction, Mass, Orientation, Path, Position, PreviousPosition, Radius,
+    Restitution, Sleep, Velocity,
 };
 use crate::sim::config::{BallField, MAX_LENGTH, StepError};
 use crate::sim::sleep::Rest;
@@ -102,8 +102,9 @@ impl Stepper {
         balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let restitution = check_ball(entity, p, v, r, m, e, spin)?;
+        for (entity, p, v, r, m, e, f, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(entity, p, v, r, m, e, f, spin)?;
+            let restitution = checked.restitution;
             // Its path goes on while the world still puts the ball where the path does
             let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
                 Some(q) => {
@@ -117,6 +118,8 @@ impl Stepper {
             balls.material.push(BallMaterial {
                 inverse_mass: 1.0 / m.0,
                 restitution,
+                friction: checked.friction,
+                spin: checked.spin,
                 supports: NONE,
                 resting_hits: 0,
                 supported: false,
@@ -158,7 +161,9 @@ impl Stepper {
 
         statics::gather(world, &mut self.statics)?;
         self.surroundings = change::surroundings(
-            self.statics.iter().map(|s| (&s.shape, s.restitution)),
+            self.statics
+                .iter()
+                .map(|s| (&s.shape, s.restitution, s.friction)),
             &self.config,
         );
         self.wake_changed_islands();
@@ -177,7 +182,9 @@ impl Stepper {
         };
         statics::gather(world, &mut self.statics)?;
         let surroundings = change::surroundings(
-            self.statics.iter().map(|s| (&s.shape, s.restitution)),
+            self.statics
+                .iter()
+                .map(|s| (&s.shape, s.restitution, s.friction)),
             &self.config,
         );
         if surroundings != self.surroundings {
@@ -188,8 +195,9 @@ impl Stepper {
         let balls = &mut self.balls;
         balls.supports.clear();
         let mut w = 0;
-        for (entity, p, v, r, m, e, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let restitution = check_ball(entity, p, v, r, m, e, spin)?;
+        for (entity, p, v, r, m, e, f, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(entity, p, v, r, m, e, f, spin)?;
+            let restitution = checked.restitution;
             if balls.entity.get(w) != Some(&entity) {
                 return Ok(false);
             }
@@ -218,6 +226,8 @@ impl Stepper {
                 material.restitution = restitution;
                 self.changed_balls.push(w as u32);
             }
+            material.friction = checked.friction;
+            material.spin = checked.spin;
             material.supports = NONE;
             material.resting_hits = 0;
             material.supported = false;
@@ -285,7 +295,7 @@ impl Stepper {
             &Radius,
             &Mass,
             Option<&Restitution>,
-            Option<&AngularVelocity>,
+            Option<&mut AngularVelocity>,
             Option<&mut Orientation>,
             Option<&mut PreviousPosition>,
             Option<&mut Sleep>,
@@ -319,11 +329,18 @@ impl Stepper {
                 None => self.pathless.push((entity, written)),
             }
             energy += 0.5 * m.0 * v.0.length_squared();
-            // Frictionless contacts exert no torque: a spin is kept, and turns the ball
-            if let Some(&AngularVelocity(spin)) = spin {
-                energy += spin_energy(m.0, r.0, spin);
+            // Only contacts with friction change a spin: a ball that gained one gets the
+            // components; the orientation turns at the spin the step ends with
+            let spin_now = self.balls.material[i].spin;
+            match spin {
+                Some(w) => w.0 = spin_now,
+                None if spin_now != Vec3::ZERO => self.spinless.push((entity, spin_now)),
+                None => {}
+            }
+            if spin_now != Vec3::ZERO || orientation.is_some() {
+                energy += spin_energy(m.0, r.0, spin_now);
                 if let Some(orientation) = orientation {
-                    orientation.0 = turned(orientation.0, spin, dt);
+                    orientation.0 = turned(orientation.0, spin_now, dt);
                 }
             }
             momentum += m.0 * v.0;
@@ -364,6 +381,11 @@ impl Stepper {
                 .insert_one(entity, path)
                 .expect("the entity was just stepped");
         }
+        for (entity, spin) in self.spinless.drain(..) {
+            world
+                .insert(entity, (AngularVelocity(spin), Orientation::default()))
+                .expect("the entity was just stepped");
+        }
     }
 }
 
@@ -375,12 +397,21 @@ type Gathered<'a> = (
     &'a Radius,
     &'a Mass,
     Option<&'a Restitution>,
+    Option<&'a Friction>,
     Option<&'a AngularVelocity>,
     Option<&'a Sleep>,
     Option<&'a Path>,
 );
 
-/// Check a ball's values; return its restitution.
+/// A ball's material as checked: restitution, friction and spin.
+struct Checked {
+    restitution: Real,
+    friction: Real,
+    spin: Vec3,
+}
+
+/// Check a ball's values; return its material.
+#[allow(clippy::too_many_arguments)]
 fn check_ball(
     entity: Entity,
     p: &Position,
@@ -388,8 +419,9 @@ fn check_ball(
     r: &Radius,
     m: &Mass,
     e: Option<&Restitution>,
+    f: Option<&Friction>,
     spin: Option<&AngularVelocity>,
-) -> Result<Real, StepError> {
+) -> Result<Checked, StepError> {
     let bad = |field| StepError::InvalidBall { entity, field };
     if !p.0.is_finite() {
         return Err(bad(BallField::Position));
@@ -410,7 +442,15 @@ fn check_ball(
     if spin.is_some_and(|w| !(w.0.is_finite() && w.0.abs().max_element() <= MAX_LENGTH)) {
         return Err(bad(BallField::Spin));
     }
-    Ok(restitution)
+    let friction = f.map_or(0.0, |f| f.0);
+    if !(friction.is_finite() && friction >= 0.0) {
+        return Err(bad(BallField::Friction));
+    }
+    Ok(Checked {
+        restitution,
+        friction,
+        spin: spin.map_or(Vec3::ZERO, |w| w.0),
+    })
 }
 
 /// The sleep state of a ball as its `Sleep` component gives it.

@@ -1,0 +1,334 @@
+//! Friction at impacts: Coulomb friction with sticking and sliding (Walton's model with a
+//! tangential restitution of zero), against the impulses worked out by hand.
+//!
+//! Covered: an oblique impact on a plane in the sliding regime, under random tilts, speeds and
+//! coefficients (velocity and spin to 1e-9); the sticking regime, where the contact point
+//! stops slipping (a spinning ball dropped on a rough floor leaps sideways); two balls in the
+//! sliding regime; the combine rule (geometric mean); a ball that gains spin gets the
+//! components; energy (kinetic, rotational and potential) never rises in random rough worlds;
+//! friction 0 steps bit for bit as without the components.
+
+use crate::common::{position, v3, velocity};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use toibox::hecs::{Entity, World};
+use toibox::scene::random_block;
+use toibox::sim::{Friction, Mass, Radius, Restitution, combine_friction};
+use toibox::{
+    AngularVelocity, BallDef, BallField, Orientation, Plane, Position, Real, StepConfig, StepError,
+    Stepper, Vec3, Velocity,
+};
+
+/// Relative tolerance of the hand-worked outcomes.
+const WORKED: Real = 1e-9;
+
+fn stepper(gravity: Vec3) -> Stepper {
+    Stepper::new(StepConfig {
+        gravity,
+        ..StepConfig::default()
+    })
+}
+
+fn spin_of(world: &World, ball: Entity) -> Vec3 {
+    world
+        .get::<&AngularVelocity>(ball)
+        .map_or(Vec3::ZERO, |w| w.0)
+}
+
+fn close(actual: Vec3, expected: Vec3, what: &str) {
+    let scale = expected.length().max(1.0);
+    assert!(
+        (actual - expected).length() <= WORKED * scale,
+        "{what}: {actual} against {expected}"
+    );
+}
+
+/// A unit vector perpendicular to `n`.
+fn across(n: Vec3, rng: &mut Pcg64) -> Vec3 {
+    let any = v3(
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+    );
+    (any - n * any.dot(n)).normalize()
+}
+
+#[test]
+fn an_oblique_impact_on_a_plane_slides_as_worked_out() {
+    // A ball of radius R and mass m meets a plane with normal n at approach speed a and
+    // tangential speed s along t, without spin. J_n = (1 + e) m a. Sticking would need
+    // 2/7 m s; Coulomb allows mu J_n, smaller here, so it slides: v' = v + J_n/m n - mu J_n/m t
+    // and w' = 5 mu J_n / (2 m R) (n x t)
+    let mut rng = Pcg64::seed_from_u64(3);
+    for case in 0..50 {
+        let n = v3(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        )
+        .normalize();
+        let t = across(n, &mut rng);
+        let (radius, e) = (rng.random_range(0.1..2.0), rng.random_range(0.0..1.0));
+        let (approach, slide) = (rng.random_range(0.5..5.0), rng.random_range(0.5..5.0));
+        // Sliding: mu (1 + e) a < 2/7 s
+        let mu = rng.random_range(0.05..0.95) * 2.0 / 7.0 * slide / ((1.0 + e) * approach);
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, n).unwrap(), Friction(mu)));
+        let v = t * slide - n * approach;
+        // The contact comes half way through a step of 1
+        let start = n * (radius + 0.5 * approach) - t * (0.5 * slide);
+        let ball = BallDef::new(start, radius)
+            .velocity(v)
+            .restitution(e)
+            .friction(mu)
+            .spawn(&mut world);
+        let m = world.get::<&Mass>(ball).unwrap().0;
+        let mut sim = stepper(Vec3::ZERO);
+        let report = sim.step(&mut world, 1.0).unwrap();
+        assert_eq!(report.events.len(), 1, "case {case}");
+        let j_n = (1.0 + e) * m * approach;
+        let what = format!("case {case}");
+        assert!(
+            (report.events[0].impulse - j_n).abs() <= WORKED * j_n,
+            "{what}: impulse"
+        );
+        let v1 = v + n * (j_n / m) - t * (mu * j_n / m);
+        close(velocity(&world, ball), v1, &what);
+        let w1 = n.cross(t) * (2.5 * mu * j_n / (m * radius));
+        close(spin_of(&world, ball), w1, &what);
+        // Half a step at v1 after the contact
+        close(position(&world, ball), n * radius + v1 * 0.5, &what);
+    }
+}
+
+#[test]
+fn a_sticking_impact_stops_the_slip_and_a_spinning_ball_leaps_sideways() {
+    // With a large mu the contact point stops slipping: the tangential impulse is -2/7 m u
+    // for a slip u, so v_t' = v_t - 2/7 u and w' = w + 5/(7 R) (n x u). A ball spinning about
+    // z and dropped on a rough floor (u = w R x at the bottom) moves off along -x at 2/7 w R
+    let radius = 0.4;
+    for (v, w) in [
+        (v3(0.0, -2.0, 0.0), v3(0.0, 0.0, 10.0)),
+        (v3(1.5, -1.0, 0.5), v3(3.0, -2.0, 1.0)),
+        (v3(-0.5, -3.0, 0.0), v3(0.0, 4.0, -6.0)),
+    ] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(), Friction(10.0)));
+        let ball = BallDef::new(v3(0.0, radius - 0.5 * v.y, 0.0), radius)
+            .velocity(v)
+            .spin(w)
+            .restitution(0.5)
+            .friction(10.0)
+            .spawn(&mut world);
+        stepper(Vec3::ZERO).step(&mut world, 1.0).unwrap();
+        let n = Vec3::Y;
+        let contact = -n * radius;
+        let slip = v + w.cross(contact);
+        let u = slip - n * slip.dot(n);
+        let v1 = v3(v.x, -0.5 * v.y, v.z) - u * (2.0 / 7.0);
+        let w1 = w + n.cross(u) * (5.0 / (7.0 * radius));
+        let what = format!("v {v}, w {w}");
+        close(velocity(&world, ball), v1, &what);
+        close(spin_of(&world, ball), w1, &what);
+        // The contact point no longer slips
+        let after = v1 + w1.cross(contact);
+        assert!(
+            (after - n * after.dot(n)).length() < 1e-12,
+            "{what}: {after}"
+        );
+        if v.x == 0.0 {
+            close(v1, v3(-2.0 / 7.0 * w.z * radius, 1.0, 0.0), "the leap");
+        }
+    }
+}
+
+#[test]
+fn two_balls_slide_on_each_other_as_worked_out() {
+    // Equal balls, b at rest, a coming down on it along -y with a sideways speed s along x:
+    // J_n = (1 + e) m a / 2; sticking would need m s / 7, mu J_n is smaller. Friction pushes
+    // the top ball's underside back and the bottom ball's top forward, so both turn the same
+    // way: w = 5 mu J_n / (2 m R) (n x x) on each
+    let (radius, e, a, s) = (0.5, 0.8, 2.0, 3.0);
+    let mu = 0.5 * (s / 7.0) / ((1.0 + e) * a / 2.0);
+    let mut world = World::new();
+    let top = BallDef::new(v3(0.0, 2.0 * radius + 0.5 * a, 0.0), radius)
+        .velocity(v3(s, -a, 0.0))
+        .restitution(e)
+        .friction(mu)
+        .spawn(&mut world);
+    let bottom = BallDef::new(v3(0.5 * s, 0.0, 0.0), radius)
+        .restitution(e)
+        .friction(mu)
+        .spawn(&mut world);
+    let m = world.get::<&Mass>(top).unwrap().0;
+    stepper(Vec3::ZERO).step(&mut world, 1.0).unwrap();
+    let j_n = (1.0 + e) * m * a / 2.0;
+    let j_t = mu * j_n;
+    close(
+        velocity(&world, top),
+        v3(s - j_t / m, -a + j_n / m, 0.0),
+        "top",
+    );
+    close(
+        velocity(&world, bottom),
+        v3(j_t / m, -j_n / m, 0.0),
+        "bottom",
+    );
+    let w = Vec3::Y.cross(Vec3::X) * (2.5 * j_t / (m * radius));
+    close(spin_of(&world, top), w, "top spin");
+    close(spin_of(&world, bottom), w, "bottom spin");
+    // A ball set spinning got its orientation too
+    assert!(world.get::<&Orientation>(bottom).is_ok());
+}
+
+#[test]
+fn a_pair_rubs_with_the_geometric_mean() {
+    assert_eq!(combine_friction(0.3, 0.3), 0.3);
+    assert_eq!(combine_friction(0.0, 0.8), 0.0);
+    assert!((combine_friction(0.1, 0.4) - 0.2).abs() < 1e-15);
+}
+
+/// Kinetic, rotational and potential energy of the world's balls, and the sum of their
+/// magnitudes (a scale for rounding).
+fn energy(world: &World, gravity: Vec3) -> (Real, Real) {
+    let mut q = world.query::<(
+        &Position,
+        &Velocity,
+        &Mass,
+        &Radius,
+        Option<&AngularVelocity>,
+    )>();
+    q.iter()
+        .map(|(p, v, m, r, w)| {
+            let kinetic = 0.5 * m.0 * v.0.length_squared();
+            let turning = w.map_or(0.0, |w| 0.2 * m.0 * r.0 * r.0 * w.0.length_squared());
+            let potential = -m.0 * gravity.dot(p.0);
+            (
+                kinetic + turning + potential,
+                kinetic + turning + potential.abs(),
+            )
+        })
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// A closed box of half-size 1 whose walls have friction `wall`.
+fn rough_box(world: &mut World, wall: Real) {
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        for side in [-1.0, 1.0] {
+            let plane = Plane::new(axis * side, -axis * side).unwrap();
+            world.spawn((plane, Friction(wall)));
+        }
+    }
+}
+
+#[test]
+fn energy_never_rises_in_random_rough_worlds() {
+    for seed in 0..24 {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let gravity = if seed % 2 == 0 {
+            Vec3::ZERO
+        } else {
+            v3(0.0, -9.81, 0.0)
+        };
+        let mut world = World::new();
+        rough_box(&mut world, rng.random_range(0.0..1.5));
+        let block = random_block(Vec3::splat(-1.0), Vec3::splat(1.0), 40, 0.08, 4.0, seed);
+        for ball in block.unwrap() {
+            let spin = v3(
+                rng.random_range(-20.0..20.0),
+                rng.random_range(-20.0..20.0),
+                rng.random_range(-20.0..20.0),
+            );
+            ball.friction(rng.random_range(0.0..1.5))
+                .restitution(rng.random_range(0.0..1.0))
+                .spin(spin)
+                .spawn(&mut world);
+        }
+        let mut stepper = stepper(gravity);
+        let mut rubbed = false;
+        for step in 0..150 {
+            let (before, scale) = energy(&world, gravity);
+            let report = stepper.step(&mut world, 1.0 / 60.0).unwrap();
+            rubbed |= !report.events.is_empty();
+            let (after, _) = energy(&world, gravity);
+            assert!(
+                after <= before + 1e-12 * scale,
+                "seed {seed}, step {step}: energy rose from {before} to {after}"
+            );
+            assert!(
+                report.stats.max_penetration <= 1e-9,
+                "seed {seed}, step {step}"
+            );
+        }
+        assert!(rubbed, "seed {seed}: nothing met");
+    }
+}
+
+#[test]
+fn friction_zero_steps_bit_for_bit_as_without_it() {
+    let run = |with_components: bool| {
+        let mut world = World::new();
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            for side in [-1.0, 1.0] {
+                let plane = Plane::new(axis * side, -axis * side).unwrap();
+                let e = world.spawn((plane, Restitution(0.7)));
+                if with_components {
+                    world.insert_one(e, Friction(0.0)).unwrap();
+                }
+            }
+        }
+        let block = random_block(Vec3::splat(-1.0), Vec3::splat(1.0), 60, 0.08, 4.0, 9);
+        let balls: Vec<Entity> = block
+            .unwrap()
+            .into_iter()
+            .map(|b| {
+                let e = b.restitution(0.9).spawn(&mut world);
+                if with_components {
+                    world.insert_one(e, Friction(0.0)).unwrap();
+                }
+                e
+            })
+            .collect();
+        let mut stepper = stepper(v3(0.0, -9.81, 0.0));
+        for _ in 0..200 {
+            stepper.step(&mut world, 1.0 / 60.0).unwrap();
+        }
+        balls
+            .iter()
+            .map(|&b| (position(&world, b), velocity(&world, b), spin_of(&world, b)))
+            .collect::<Vec<_>>()
+    };
+    let (plain, rough) = (run(false), run(true));
+    for (k, (a, b)) in plain.iter().zip(&rough).enumerate() {
+        assert_eq!(
+            a.0.to_array().map(f64::to_bits),
+            b.0.to_array().map(f64::to_bits),
+            "{k}"
+        );
+        assert_eq!(
+            a.1.to_array().map(f64::to_bits),
+            b.1.to_array().map(f64::to_bits),
+            "{k}"
+        );
+        assert_eq!(b.2, Vec3::ZERO, "{k}: no spin without friction");
+    }
+}
+
+#[test]
+fn a_bad_friction_is_refused_naming_the_ball() {
+    for bad in [-0.1, Real::NAN, Real::INFINITY] {
+        let mut world = World::new();
+        let ball = BallDef::new(Vec3::ZERO, 0.5).spawn(&mut world);
+        world.insert_one(ball, Friction(bad)).unwrap();
+        let error = stepper(Vec3::ZERO).step(&mut world, 0.1).unwrap_err();
+        assert!(
+            matches!(error, StepError::InvalidBall { entity, field: BallField::Friction } if entity == ball),
+            "{bad}: {error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("friction") && message.contains(">= 0"),
+            "{message}"
+        );
+    }
+}
