@@ -148,7 +148,8 @@ impl Trajectory {
     }
 }
 
-/// What the broad phase and the queries read of a ball: one cache line.
+/// What the broad phase and the queries read of a ball: two cache lines (one before paths
+/// could fall; unaligned, at 88 bytes, it measured no faster).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(super) struct BallBody {
