@@ -16,6 +16,24 @@ pub(super) fn overlap(list: &str, k: usize, depth: Real) -> String {
     format!("overlaps {list}[{k}] by {depth:e}; allowed: balls that at most touch a shape")
 }
 
+/// The scene's defaults for what balls and shapes do not give.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Defaults {
+    pub restitution: Real,
+    pub friction: Real,
+}
+
+pub(super) fn friction(field: &str, mu: Real) -> Result<Real, (String, String)> {
+    if mu.is_finite() && mu >= 0.0 {
+        Ok(mu)
+    } else {
+        Err((
+            field.to_owned(),
+            format!("is {}; allowed: a finite number >= 0", number(mu)),
+        ))
+    }
+}
+
 pub(super) fn restitution(field: &str, e: Real) -> Result<Real, (String, String)> {
     if (0.0..=1.0).contains(&e) {
         Ok(e)
@@ -59,75 +77,100 @@ pub(super) fn within(field: String, values: &[Real]) -> Result<(), (String, Stri
 pub(super) fn plane(
     k: usize,
     entry: &PlaneEntry,
-    default: Real,
+    defaults: Defaults,
 ) -> Result<Fixed<Plane>, (String, String)> {
     let shape =
         Plane::new(entry.point, entry.normal).map_err(shape_error(format!("planes[{k}]")))?;
     within(format!("planes[{k}].point"), &entry.point.to_array())?;
+    fixed(
+        shape,
+        &format!("planes[{k}]"),
+        (entry.restitution, entry.friction),
+        defaults,
+    )
+}
+
+/// A checked shape with its restitution and friction, its own or the scene's.
+fn fixed<S>(
+    shape: S,
+    field: &str,
+    (e, mu): (Option<Real>, Option<Real>),
+    defaults: Defaults,
+) -> Result<Fixed<S>, (String, String)> {
     let restitution = restitution(
-        &format!("planes[{k}].restitution"),
-        entry.restitution.unwrap_or(default),
+        &format!("{field}.restitution"),
+        e.unwrap_or(defaults.restitution),
     )?;
-    Ok(Fixed { shape, restitution })
+    let friction = friction(
+        &format!("{field}.friction"),
+        mu.unwrap_or(defaults.friction),
+    )?;
+    Ok(Fixed {
+        shape,
+        restitution,
+        friction,
+    })
 }
 
 pub(super) fn cylinder(
     k: usize,
     entry: &CylinderEntry,
-    default: Real,
+    defaults: Defaults,
 ) -> Result<Fixed<Cylinder>, (String, String)> {
     let field = format!("cylinders[{k}]");
-    let (shape, e) = match *entry {
+    let (shape, material) = match *entry {
         CylinderEntry::Capped {
             a,
             b,
             radius,
             restitution,
+            friction,
         } => {
             let shape = CappedCylinder::new(a, b, radius).map_err(shape_error(field.clone()))?;
             within(format!("{field}.a"), &a.to_array())?;
             within(format!("{field}.b"), &b.to_array())?;
             within(format!("{field}.radius"), &[radius])?;
-            (Cylinder::from(shape), restitution)
+            (Cylinder::from(shape), (restitution, friction))
         }
         CylinderEntry::Infinite {
             point,
             axis,
             radius,
             restitution,
+            friction,
         } => {
             let shape =
                 InfiniteCylinder::new(point, axis, radius).map_err(shape_error(field.clone()))?;
             within(format!("{field}.point"), &point.to_array())?;
             within(format!("{field}.radius"), &[radius])?;
-            (Cylinder::from(shape), restitution)
+            (Cylinder::from(shape), (restitution, friction))
         }
     };
-    let restitution = restitution(&format!("cylinders[{k}].restitution"), e.unwrap_or(default))?;
-    Ok(Fixed { shape, restitution })
+    fixed(shape, &field, material, defaults)
 }
 
 pub(super) fn polygon(
     k: usize,
     entry: &PolygonEntry,
-    default: Real,
+    defaults: Defaults,
 ) -> Result<Fixed<ConvexPolygon>, (String, String)> {
     let shape = ConvexPolygon::new(entry.vertices.clone())
         .map_err(shape_error(format!("polygons[{k}]")))?;
     for (v, vertex) in entry.vertices.iter().enumerate() {
         within(format!("polygons[{k}].vertices[{v}]"), &vertex.to_array())?;
     }
-    let restitution = restitution(
-        &format!("polygons[{k}].restitution"),
-        entry.restitution.unwrap_or(default),
-    )?;
-    Ok(Fixed { shape, restitution })
+    fixed(
+        shape,
+        &format!("polygons[{k}]"),
+        (entry.restitution, entry.friction),
+        defaults,
+    )
 }
 
 pub(super) fn ball(
     i: usize,
     entry: &BallEntry,
-    default: Real,
+    defaults: Defaults,
 ) -> Result<BallDef, (String, String)> {
     let field = |name: &str| format!("balls[{i}].{name}");
     if !entry.pos.is_finite() {
@@ -181,10 +224,15 @@ pub(super) fn ball(
             ),
         ));
     }
-    def = def.restitution(restitution(
-        &field("restitution"),
-        entry.restitution.unwrap_or(default),
-    )?);
+    def = def
+        .restitution(restitution(
+            &field("restitution"),
+            entry.restitution.unwrap_or(defaults.restitution),
+        )?)
+        .friction(friction(
+            &field("friction"),
+            entry.friction.unwrap_or(defaults.friction),
+        )?);
     if let Some(color) = entry.color {
         def = def.color(self::color(&field("color"), color)?);
     }
@@ -218,11 +266,15 @@ impl GeneratorEntry {
 pub(super) fn generate(
     g: usize,
     entry: &GeneratorEntry,
-    default: Real,
+    defaults: Defaults,
 ) -> Result<Vec<BallDef>, (String, String)> {
     let p = entry.parameters();
     let field = |name: &str| format!("generators[{g}].{name}");
-    let e = restitution(&field("restitution"), p.restitution.unwrap_or(default))?;
+    let e = restitution(
+        &field("restitution"),
+        p.restitution.unwrap_or(defaults.restitution),
+    )?;
+    let mu = friction(&field("friction"), p.friction.unwrap_or(defaults.friction))?;
     let color = p.color.map(|c| color(&field("color"), c)).transpose()?;
     let make = match entry {
         GeneratorEntry::Lattice(_) => lattice,
@@ -237,7 +289,7 @@ pub(super) fn generate(
     Ok(balls
         .into_iter()
         .map(|b| {
-            let b = b.restitution(e);
+            let b = b.restitution(e).friction(mu);
             match color {
                 Some(c) => b.color(c),
                 None => b,

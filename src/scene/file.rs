@@ -20,8 +20,10 @@ use crate::toi::ToiMode;
 ///     toi: Analytic,              // optional: Sliced(slices: 150), SlicedBisect(slices: 150,
 ///                                 // tolerance: 1e-9), Discrete
 ///     restitution: 1.0,           // optional default for balls and shapes, default 1.0
+///     friction: 0.0,              // optional default for balls and shapes, default 0.0
 ///     balls: [(pos: (-2.0, 0.0, 0.0), vel: (1.0, 0.0, 0.0), radius: 0.5,
-///              spin: (0.0, 0.0, 3.0))],      // rad/s about world axes, optional
+///              spin: (0.0, 0.0, 3.0),        // rad/s about world axes, optional
+///              friction: 0.2)],              // optional, every entry below may have it
 ///     generators: [Lattice(min: (-1.0, -1.0, -1.0), max: (1.0, 1.0, 1.0), count: 1000,
 ///                          radius: 0.05, speed: 5.0, seed: 7)],
 ///     planes: [(point: (0.0, -1.0, 0.0), normal: (0.0, 1.0, 0.0))],
@@ -50,6 +52,10 @@ pub struct SceneFile {
     /// Restitution of balls and shapes that do not give their own, in `[0, 1]`; default 1.
     #[serde(default = "one")]
     pub restitution: Real,
+    /// Coefficient of friction of balls and shapes that do not give their own, `>= 0`;
+    /// default 0 (frictionless).
+    #[serde(default)]
+    pub friction: Real,
     /// Balls one by one.
     #[serde(default)]
     pub balls: Vec<BallEntry>,
@@ -88,6 +94,9 @@ pub struct BallEntry {
     /// Restitution in `[0, 1]`; default: the scene's.
     #[serde(default)]
     pub restitution: Option<Real>,
+    /// Coefficient of friction, `>= 0`; default: the scene's.
+    #[serde(default)]
+    pub friction: Option<Real>,
     /// Spin: angular velocity in radians per time unit about world axes (right-handed);
     /// default zero.
     #[serde(default, with = "xyz")]
@@ -110,6 +119,7 @@ impl From<BallDef> for BallEntry {
             radius: ball.radius,
             mass: Some(ball.mass),
             restitution: Some(ball.restitution),
+            friction: Some(ball.friction),
             name: ball.name,
             color: ball.color.map(|[r, g, b]| (r, g, b)),
         }
@@ -149,6 +159,9 @@ pub struct GeneratorBox {
     /// Their restitution; default: the scene's.
     #[serde(default)]
     pub restitution: Option<Real>,
+    /// Their coefficient of friction; default: the scene's.
+    #[serde(default)]
+    pub friction: Option<Real>,
     /// Their colour.
     #[serde(default)]
     pub color: Option<(f32, f32, f32)>,
@@ -167,6 +180,9 @@ pub struct PlaneEntry {
     /// Restitution; default: the scene's.
     #[serde(default)]
     pub restitution: Option<Real>,
+    /// Coefficient of friction; default: the scene's.
+    #[serde(default)]
+    pub friction: Option<Real>,
 }
 
 /// A cylinder.
@@ -186,6 +202,9 @@ pub enum CylinderEntry {
         /// Restitution; default: the scene's.
         #[serde(default)]
         restitution: Option<Real>,
+        /// Coefficient of friction; default: the scene's.
+        #[serde(default)]
+        friction: Option<Real>,
     },
     /// Endless along its axis.
     Infinite {
@@ -200,6 +219,9 @@ pub enum CylinderEntry {
         /// Restitution; default: the scene's.
         #[serde(default)]
         restitution: Option<Real>,
+        /// Coefficient of friction; default: the scene's.
+        #[serde(default)]
+        friction: Option<Real>,
     },
 }
 
@@ -213,6 +235,9 @@ pub struct PolygonEntry {
     /// Restitution; default: the scene's.
     #[serde(default)]
     pub restitution: Option<Real>,
+    /// Coefficient of friction; default: the scene's.
+    #[serde(default)]
+    pub friction: Option<Real>,
 }
 
 fn default_gravity() -> Vec3 {

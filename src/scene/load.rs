@@ -11,10 +11,12 @@ use super::file::{DEFAULT_STEPS, SceneFile};
 use super::generators::{CellKey, MAX_GENERATED, cell_key, neighbour_cells};
 use crate::geometry::{Ball, ConvexPolygon, Cylinder, Plane, Shape};
 use crate::math::{Real, Vec3, positive};
-use crate::sim::{BallDef, Restitution, Simulation, StepConfig};
+use crate::sim::{BallDef, Friction, Restitution, Simulation, StepConfig};
 use crate::toi::ToiMode;
 
-use super::check::{ball, cylinder, generate, overlap, plane, polygon, restitution};
+use super::check::{
+    Defaults, ball, cylinder, friction, generate, overlap, plane, polygon, restitution,
+};
 use super::error::{ReadError, SceneError, ValueError, syntax_message};
 
 /// Largest scene file read, in bytes: a scene that needs more uses generators.
@@ -52,13 +54,15 @@ impl fmt::Display for BallSource {
     }
 }
 
-/// A static shape with its restitution.
+/// A static shape with its restitution and friction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fixed<S> {
     /// The shape.
     pub shape: S,
     /// Its restitution, in `[0, 1]`.
     pub restitution: Real,
+    /// Its coefficient of friction, `>= 0`.
+    pub friction: Real,
 }
 
 /// A checked scene, ready to build worlds from: every value is in range, and nothing starts
@@ -216,26 +220,28 @@ impl Scene {
         file.toi
             .validate()
             .map_err(|e| ("toi".to_owned(), e.to_string()))?;
-        let default_restitution = file.restitution;
-        restitution("restitution", default_restitution)?;
+        let defaults = Defaults {
+            restitution: restitution("restitution", file.restitution)?,
+            friction: friction("friction", file.friction)?,
+        };
 
         let planes = file
             .planes
             .iter()
             .enumerate()
-            .map(|(k, p)| plane(k, p, default_restitution))
+            .map(|(k, p)| plane(k, p, defaults))
             .collect::<Result<Vec<_>, _>>()?;
         let cylinders = file
             .cylinders
             .iter()
             .enumerate()
-            .map(|(k, c)| cylinder(k, c, default_restitution))
+            .map(|(k, c)| cylinder(k, c, defaults))
             .collect::<Result<Vec<_>, _>>()?;
         let polygons = file
             .polygons
             .iter()
             .enumerate()
-            .map(|(k, p)| polygon(k, p, default_restitution))
+            .map(|(k, p)| polygon(k, p, defaults))
             .collect::<Result<Vec<_>, _>>()?;
 
         // Count before generating anything
@@ -256,11 +262,11 @@ impl Scene {
         let mut balls = Vec::with_capacity(total as usize);
         let mut sources = Vec::with_capacity(total as usize);
         for (i, entry) in file.balls.iter().enumerate() {
-            balls.push(ball(i, entry, default_restitution)?);
+            balls.push(ball(i, entry, defaults)?);
             sources.push(BallSource::Listed(i));
         }
         for (g, generator) in file.generators.iter().enumerate() {
-            let generated = generate(g, generator, default_restitution)?;
+            let generated = generate(g, generator, defaults)?;
             sources.extend((0..generated.len()).map(|index| BallSource::Generated {
                 generator: g,
                 index,
@@ -317,17 +323,17 @@ impl Scene {
         let planes = self
             .planes
             .iter()
-            .map(|p| spawn(fixed(p.shape, p.restitution)))
+            .map(|p| spawn(fixed(p.shape, p.restitution, p.friction)))
             .collect();
         let cylinders = self
             .cylinders
             .iter()
-            .map(|c| spawn(fixed(c.shape, c.restitution)))
+            .map(|c| spawn(fixed(c.shape, c.restitution, c.friction)))
             .collect();
         let polygons = self
             .polygons
             .iter()
-            .map(|p| spawn(fixed(p.shape.clone(), p.restitution)))
+            .map(|p| spawn(fixed(p.shape.clone(), p.restitution, p.friction)))
             .collect();
         SceneWorld {
             sim,
@@ -437,9 +443,13 @@ impl Scene {
     }
 }
 
-/// The entity builder of a static shape with its restitution.
-fn fixed<S: hecs::Component>(shape: S, restitution: Real) -> hecs::EntityBuilder {
+/// The entity builder of a static shape with its restitution and friction (a component only
+/// where it is not 0).
+fn fixed<S: hecs::Component>(shape: S, restitution: Real, friction: Real) -> hecs::EntityBuilder {
     let mut builder = hecs::EntityBuilder::new();
     builder.add(shape).add(Restitution(restitution));
+    if friction != 0.0 {
+        builder.add(Friction(friction));
+    }
     builder
 }

@@ -18,8 +18,8 @@ use super::SceneError;
 use crate::geometry::{ConvexPolygon, Cylinder, Plane};
 use crate::math::{Quat, Real, Vec3};
 use crate::sim::{
-    AngularVelocity, Color, Mass, Name, Orientation, Path, Position, PreviousPosition, Radius,
-    Restitution, Sleep, Velocity,
+    AngularVelocity, Color, Friction, Mass, Name, Orientation, Path, Position, PreviousPosition,
+    Radius, Restitution, Sleep, Velocity,
 };
 
 /// RON's extension that writes a cylinder as `Capped(a: ..., b: ..., radius: ...)`, the
@@ -54,6 +54,9 @@ pub struct BallState {
     pub mass: Real,
     /// [`Restitution`].
     pub restitution: Option<Real>,
+    /// [`Friction`].
+    #[serde(default)]
+    pub friction: Option<Real>,
     /// [`AngularVelocity`].
     #[serde(default)]
     pub spin: Option<Vec3>,
@@ -73,7 +76,7 @@ pub struct BallState {
     pub name: Option<String>,
 }
 
-/// A static shape and its restitution, if it has one.
+/// A static shape and its restitution and friction, where it has them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Static<S> {
@@ -81,6 +84,9 @@ pub struct Static<S> {
     pub shape: S,
     /// Its [`Restitution`] component.
     pub restitution: Option<Real>,
+    /// Its [`Friction`] component.
+    #[serde(default)]
+    pub friction: Option<Real>,
 }
 
 impl Snapshot {
@@ -94,6 +100,7 @@ impl Snapshot {
             &Radius,
             &Mass,
             Option<&Restitution>,
+            Option<&Friction>,
             Option<&AngularVelocity>,
             Option<&Orientation>,
             Option<&PreviousPosition>,
@@ -102,13 +109,16 @@ impl Snapshot {
             Option<&Color>,
             Option<&Name>,
         )>();
-        for (p, v, r, m, e, spin, orientation, previous, sleep, path, color, name) in balls.iter() {
+        for (p, v, r, m, e, f, spin, orientation, previous, sleep, path, color, name) in
+            balls.iter()
+        {
             snapshot.balls.push(BallState {
                 position: p.0,
                 velocity: v.0,
                 radius: r.0,
                 mass: m.0,
                 restitution: e.map(|e| e.0),
+                friction: f.map(|f| f.0),
                 spin: spin.map(|w| w.0),
                 orientation: orientation.map(|q| q.0),
                 previous: previous.map(|p| p.0),
@@ -119,25 +129,27 @@ impl Snapshot {
             });
         }
         let restitution = |e: Option<&Restitution>| e.map(|e| e.0);
-        for (plane, e) in world.query::<(&Plane, Option<&Restitution>)>().iter() {
+        let friction = |f: Option<&Friction>| f.map(|f| f.0);
+        type Material<'a> = (Option<&'a Restitution>, Option<&'a Friction>);
+        for (plane, (e, f)) in world.query::<(&Plane, Material<'_>)>().iter() {
             snapshot.planes.push(Static {
                 shape: *plane,
                 restitution: restitution(e),
+                friction: friction(f),
             });
         }
-        for (cylinder, e) in world.query::<(&Cylinder, Option<&Restitution>)>().iter() {
+        for (cylinder, (e, f)) in world.query::<(&Cylinder, Material<'_>)>().iter() {
             snapshot.cylinders.push(Static {
                 shape: *cylinder,
                 restitution: restitution(e),
+                friction: friction(f),
             });
         }
-        for (polygon, e) in world
-            .query::<(&ConvexPolygon, Option<&Restitution>)>()
-            .iter()
-        {
+        for (polygon, (e, f)) in world.query::<(&ConvexPolygon, Material<'_>)>().iter() {
             snapshot.polygons.push(Static {
                 shape: polygon.vertices().to_vec(),
                 restitution: restitution(e),
+                friction: friction(f),
             });
         }
         snapshot
@@ -197,6 +209,9 @@ impl Snapshot {
             if let Some(e) = ball.restitution {
                 builder.add(Restitution(e));
             }
+            if let Some(f) = ball.friction {
+                builder.add(Friction(f));
+            }
             if let Some(w) = ball.spin {
                 builder.add(AngularVelocity(w));
             }
@@ -230,24 +245,31 @@ impl Snapshot {
                 .expect("a reserved entity");
         }
         for p in &self.planes {
-            spawn_static(&mut world, p.shape, p.restitution);
+            spawn_static(&mut world, p.shape, (p.restitution, p.friction));
         }
         for c in &self.cylinders {
-            spawn_static(&mut world, c.shape, c.restitution);
+            spawn_static(&mut world, c.shape, (c.restitution, c.friction));
         }
         for (p, polygon) in self.polygons.iter().zip(polygons) {
-            spawn_static(&mut world, polygon, p.restitution);
+            spawn_static(&mut world, polygon, (p.restitution, p.friction));
         }
         Ok(world)
     }
 }
 
-/// Spawn a static `shape`, with its restitution if it has one.
-fn spawn_static<S: hecs::Component>(world: &mut World, shape: S, restitution: Option<Real>) {
+/// Spawn a static `shape`, with its restitution and friction where it has them.
+fn spawn_static<S: hecs::Component>(
+    world: &mut World,
+    shape: S,
+    (restitution, friction): (Option<Real>, Option<Real>),
+) {
     let mut builder = hecs::EntityBuilder::new();
     builder.add(shape);
     if let Some(e) = restitution {
         builder.add(Restitution(e));
+    }
+    if let Some(f) = friction {
+        builder.add(Friction(f));
     }
     world.spawn(builder.build());
 }
@@ -273,6 +295,7 @@ mod tests {
             polygons: vec![Static {
                 shape: vec![Vec3::ZERO, Vec3::X],
                 restitution: None,
+                friction: None,
             }],
             ..Snapshot::default()
         };

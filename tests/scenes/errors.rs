@@ -270,6 +270,7 @@ fn generator_box(z: f64, count: u64) -> GeneratorBox {
         speed: 0.0,
         seed: 0,
         restitution: None,
+        friction: None,
         color: None,
     }
 }
@@ -300,6 +301,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 gravity: Vec3::ZERO,
                 toi: ToiMode::default(),
                 restitution: 1.0,
+                friction: 0.0,
                 balls: vec![BallEntry {
                     pos: Vec3::new(5.0, 5.0, 5.0),
                     vel: Vec3::ZERO,
@@ -307,6 +309,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                     radius: 0.5,
                     mass: None,
                     restitution: None,
+                    friction: None,
                     name: None,
                     color: None,
                 }],

@@ -332,3 +332,51 @@ fn a_bad_friction_is_refused_naming_the_ball() {
         );
     }
 }
+
+#[test]
+fn scene_fields_give_friction_and_snapshots_keep_it() {
+    // The scene's default (0.3) for what gives none; a ball, a plane and a generator give
+    // their own. The listed ball skids on the floor and is set spinning; a snapshot taken then
+    // restores friction and spin, and steps on bit for bit
+    let text = "Scene(dt: 0.01, gravity: (0.0, -9.81, 0.0), friction: 0.3,
+        balls: [(pos: (0.0, 0.6, 0.0), vel: (2.0, -1.0, 0.0), radius: 0.5, friction: 0.6)],
+        generators: [Random(min: (3.0, 0.1, 3.0), max: (4.0, 1.0, 4.0), count: 3, radius: 0.1,
+                            speed: 0.0, seed: 1, friction: 0.0)],
+        planes: [(point: (0.0, 0.0, 0.0), normal: (0.0, 1.0, 0.0), friction: 0.8),
+                 (point: (9.0, 0.0, 0.0), normal: (-1.0, 0.0, 0.0))])";
+    let scene = toibox::scene::Scene::parse(text, "rough.ron").unwrap();
+    assert_eq!(scene.balls[0].friction, 0.6);
+    assert!(scene.balls[1..].iter().all(|b| b.friction == 0.0));
+    assert_eq!(
+        (scene.planes[0].friction, scene.planes[1].friction),
+        (0.8, 0.3)
+    );
+    let mut built = scene.build();
+    let ball = built.balls[0];
+    assert_eq!(built.sim.world.get::<&Friction>(ball).unwrap().0, 0.6);
+    for _ in 0..20 {
+        built.sim.step(scene.dt).unwrap();
+    }
+    let w = &built.sim.world;
+    assert!(
+        spin_of(w, ball).z < 0.0,
+        "rolls forward: {}",
+        spin_of(w, ball)
+    );
+    let snapshot = toibox::scene::Snapshot::capture(w);
+    let text = snapshot.to_ron();
+    let mut restored = toibox::scene::Snapshot::from_ron(&text, "snap.ron")
+        .unwrap()
+        .restore()
+        .unwrap();
+    assert_eq!(toibox::scene::Snapshot::capture(&restored), snapshot);
+    let mut fresh = stepper(scene.gravity);
+    for _ in 0..20 {
+        built.sim.step(scene.dt).unwrap();
+        fresh.step(&mut restored, scene.dt).unwrap();
+    }
+    assert_eq!(
+        toibox::scene::Snapshot::capture(&restored).to_ron(),
+        toibox::scene::Snapshot::capture(&built.sim.world).to_ron()
+    );
+}
