@@ -302,7 +302,7 @@ pub(crate) fn resolve(
         let a_held = a.frozen.holds(n) || wa == 0.0 || a.supports.hold(n);
         let b_held = b.frozen.holds(-n) || wb == 0.0 || b.supports.hold(-n);
         if a_held || b_held {
-            return Some(hold(a, b, n, a_held, b_held));
+            return Some(hold(a, b, n, (a_held, b_held), friction));
         }
     }
     let e = if resting { 0.0 } else { restitution };
@@ -365,7 +365,12 @@ fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
 
 /// A resting contact with at least one side held: neither ball keeps moving into the other nor
 /// into what it rests on. Energy only goes down; momentum goes into the supports.
-fn hold(a: Body, b: Body, n: Vec3, a_held: bool, b_held: bool) -> Response {
+///
+/// With `friction`, the contact then rubs (see [`rub`]) up to `friction` times the normal
+/// impulse it passed on: a ball lying on a rough floor is slowed by `μ g` for the rest of each
+/// step, until it rolls (a per-step Coulomb solve: the rolling speed is exact, the moment it
+/// starts to roll is found to within a step).
+fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Real) -> Response {
     // Each ball stops moving into its supports and into the other, all constraints at once
     let va = a.supports.project(a.velocity, n);
     let vb = if b.inverse_mass > 0.0 {
@@ -377,7 +382,7 @@ fn hold(a: Body, b: Body, n: Vec3, a_held: bool, b_held: bool) -> Response {
     let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
     let impulse =
         change(va - a.velocity, a.inverse_mass).max(change(vb - b.velocity, b.inverse_mass));
-    Response {
+    let mut response = Response {
         impulse,
         velocity_a: va,
         velocity_b: vb,
@@ -386,7 +391,12 @@ fn hold(a: Body, b: Body, n: Vec3, a_held: bool, b_held: bool) -> Response {
         resting: true,
         a_rests_on_b: b_held,
         b_rests_on_a: a_held,
+    };
+    if friction > 0.0 {
+        let (a, b) = (Body { velocity: va, ..a }, Body { velocity: vb, ..b });
+        rub(&a, &b, n, friction * impulse, &mut response);
     }
+    response
 }
 
 #[cfg(test)]

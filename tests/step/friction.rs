@@ -6,7 +6,9 @@
 //! stops slipping (a spinning ball dropped on a rough floor leaps sideways); two balls in the
 //! sliding regime; the combine rule (geometric mean); a ball that gains spin gets the
 //! components; energy (kinetic, rotational and potential) never rises in random rough worlds;
-//! friction 0 steps bit for bit as without the components.
+//! friction 0 steps bit for bit as without the components. On a surface (a per-step Coulomb
+//! solve): a ball launched along a rough floor slides, slowed by `μ g`, and rolls at 5/7 of
+//! its speed; with spin it ends at `(5 v0 - 2 r ω)/7` (draw, follow and natural roll).
 
 use crate::common::{position, v3, velocity};
 use rand::{Rng, SeedableRng};
@@ -379,4 +381,76 @@ fn scene_fields_give_friction_and_snapshots_keep_it() {
         toibox::scene::Snapshot::capture(&restored).to_ron(),
         toibox::scene::Snapshot::capture(&built.sim.world).to_ron()
     );
+}
+
+/// Roll a ball of radius `r` launched at `v0` with spin `w0` on a rough floor (friction `mu`,
+/// normal `up`, gravity `g` against it) for `steps` steps of `dt`; return its velocity and
+/// spin after each step.
+fn roll(r: Real, v0: Vec3, w0: Vec3, mu: Real, up: Vec3, steps: usize) -> Vec<(Vec3, Vec3)> {
+    let dt = 1.0 / 60.0;
+    let mut world = World::new();
+    world.spawn((Plane::new(Vec3::ZERO, up).unwrap(), Friction(mu)));
+    let ball = BallDef::new(up * r, r)
+        .velocity(v0)
+        .spin(w0)
+        .friction(mu)
+        .restitution(0.0)
+        .spawn(&mut world);
+    let mut stepper = stepper(-up * 9.81);
+    (0..steps)
+        .map(|_| {
+            stepper.step(&mut world, dt).unwrap();
+            (velocity(&world, ball), spin_of(&world, ball))
+        })
+        .collect()
+}
+
+#[test]
+fn a_sliding_ball_rolls_after_two_sevenths_at_five_sevenths_of_its_speed() {
+    // Without spin, a ball launched at v0 slides, slowed by mu g, until its contact point
+    // stops slipping at t = 2 v0 / (7 mu g), and rolls on at 5/7 v0 with spin v/r. Friction
+    // acts once per step on a lying ball (a per-step Coulomb solve), so the speed after k
+    // steps is v0 - mu g k dt exactly while it slides, and rolling starts in the step that
+    // holds t; the rolling speed is exact (the impulses at the contact keep the angular
+    // momentum about it). Floors facing y and z, several speeds, radii and coefficients
+    let g = 9.81;
+    let dt = 1.0 / 60.0;
+    for (up, along) in [(Vec3::Y, Vec3::X), (Vec3::Z, v3(0.6, -0.8, 0.0))] {
+        for (r, speed, mu) in [(0.5, 3.0, 0.2), (0.03, 1.2, 0.5), (2.0, 7.0, 0.05)] {
+            let v0 = along * speed;
+            let history = roll(r, v0, Vec3::ZERO, mu, up, 300);
+            let t_roll = 2.0 * speed / (7.0 * mu * g);
+            let what = format!("up {up}, r {r}, v0 {speed}, mu {mu}");
+            for (k, &(v, w)) in history.iter().enumerate() {
+                let t = (k + 1) as Real * dt;
+                if t < t_roll - dt {
+                    close(
+                        v,
+                        along * (speed - mu * g * t),
+                        &format!("{what}, step {k}"),
+                    );
+                } else if t > t_roll + dt {
+                    close(v, v0 * (5.0 / 7.0), &format!("{what}, step {k}: rolling"));
+                    close(w, up.cross(v) / r, &format!("{what}, step {k}: spin"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_draw_shot_ends_at_five_v0_less_two_r_w_over_seven() {
+    // Back-spin w0 against the motion: the ball ends rolling at (5 v0 - 2 r w0)/7, backwards
+    // when 2 r w0 > 5 v0 (a draw shot); top-spin adds to it (a follow shot); w0 = v0/r rolls
+    // from the start (a natural roll)
+    let (r, v0, mu) = (0.028, 2.0, 0.2);
+    for w0 in [0.0, 30.0, 100.0, 200.0, -50.0, -v0 / r] {
+        // Back-spin for motion along +x on a floor facing +y turns about +z
+        let history = roll(r, v3(v0, 0.0, 0.0), v3(0.0, 0.0, w0), mu, Vec3::Y, 300);
+        let end = (5.0 * v0 - 2.0 * r * w0) / 7.0;
+        let (v, w) = *history.last().unwrap();
+        let what = format!("w0 {w0}");
+        close(v, v3(end, 0.0, 0.0), &what);
+        close(w, v3(0.0, 0.0, -end / r), &format!("{what}: spin"));
+    }
 }
