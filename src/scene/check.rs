@@ -21,8 +21,10 @@ pub(super) fn overlap(list: &str, k: usize, depth: Real) -> String {
 pub(super) struct Defaults {
     pub restitution: Real,
     pub friction: Real,
+    pub rolling_resistance: Real,
 }
 
+/// Check a coefficient of friction or a rolling resistance.
 pub(super) fn friction(field: &str, mu: Real) -> Result<Real, (String, String)> {
     if mu.is_finite() && mu >= 0.0 {
         Ok(mu)
@@ -232,6 +234,12 @@ pub(super) fn ball(
         .friction(friction(
             &field("friction"),
             entry.friction.unwrap_or(defaults.friction),
+        )?)
+        .rolling_resistance(friction(
+            &field("rolling_resistance"),
+            entry
+                .rolling_resistance
+                .unwrap_or(defaults.rolling_resistance),
         )?);
     if let Some(color) = entry.color {
         def = def.color(self::color(&field("color"), color)?);
@@ -275,6 +283,10 @@ pub(super) fn generate(
         p.restitution.unwrap_or(defaults.restitution),
     )?;
     let mu = friction(&field("friction"), p.friction.unwrap_or(defaults.friction))?;
+    let rolling = friction(
+        &field("rolling_resistance"),
+        p.rolling_resistance.unwrap_or(defaults.rolling_resistance),
+    )?;
     let color = p.color.map(|c| color(&field("color"), c)).transpose()?;
     let make = match entry {
         GeneratorEntry::Lattice(_) => lattice,
@@ -289,7 +301,7 @@ pub(super) fn generate(
     Ok(balls
         .into_iter()
         .map(|b| {
-            let b = b.restitution(e).friction(mu);
+            let b = b.restitution(e).friction(mu).rolling_resistance(rolling);
             match color {
                 Some(c) => b.color(c),
                 None => b,

@@ -21,6 +21,7 @@ use crate::toi::ToiMode;
 ///                                 // tolerance: 1e-9), Discrete
 ///     restitution: 1.0,           // optional default for balls and shapes, default 1.0
 ///     friction: 0.0,              // optional default for balls and shapes, default 0.0
+///     rolling_resistance: 0.0,    // optional default for balls, default 0.0
 ///     balls: [(pos: (-2.0, 0.0, 0.0), vel: (1.0, 0.0, 0.0), radius: 0.5,
 ///              spin: (0.0, 0.0, 3.0),        // rad/s about world axes, optional
 ///              friction: 0.2)],              // optional, every entry below may have it
@@ -56,6 +57,9 @@ pub struct SceneFile {
     /// default 0 (frictionless).
     #[serde(default)]
     pub friction: Real,
+    /// Rolling resistance of balls that do not give their own, `>= 0`; default 0.
+    #[serde(default)]
+    pub rolling_resistance: Real,
     /// Balls one by one.
     #[serde(default)]
     pub balls: Vec<BallEntry>,
@@ -97,6 +101,9 @@ pub struct BallEntry {
     /// Coefficient of friction, `>= 0`; default: the scene's.
     #[serde(default)]
     pub friction: Option<Real>,
+    /// Rolling resistance, `>= 0`; default: the scene's.
+    #[serde(default)]
+    pub rolling_resistance: Option<Real>,
     /// Spin: angular velocity in radians per time unit about world axes (right-handed);
     /// default zero.
     #[serde(default, with = "xyz")]
@@ -120,6 +127,7 @@ impl From<BallDef> for BallEntry {
             mass: Some(ball.mass),
             restitution: Some(ball.restitution),
             friction: Some(ball.friction),
+            rolling_resistance: Some(ball.rolling_resistance),
             name: ball.name,
             color: ball.color.map(|[r, g, b]| (r, g, b)),
         }
@@ -162,6 +170,9 @@ pub struct GeneratorBox {
     /// Their coefficient of friction; default: the scene's.
     #[serde(default)]
     pub friction: Option<Real>,
+    /// Their rolling resistance; default: the scene's.
+    #[serde(default)]
+    pub rolling_resistance: Option<Real>,
     /// Their colour.
     #[serde(default)]
     pub color: Option<(f32, f32, f32)>,

@@ -223,6 +223,7 @@ impl Scene {
         let defaults = Defaults {
             restitution: restitution("restitution", file.restitution)?,
             friction: friction("friction", file.friction)?,
+            rolling_resistance: friction("rolling_resistance", file.rolling_resistance)?,
         };
 
         let planes = file

@@ -19,7 +19,7 @@ use crate::geometry::{ConvexPolygon, Cylinder, Plane};
 use crate::math::{Quat, Real, Vec3};
 use crate::sim::{
     AngularVelocity, Color, Friction, Mass, Name, Orientation, Path, Position, PreviousPosition,
-    Radius, Restitution, Sleep, Velocity,
+    Radius, Restitution, RollingResistance, Sleep, Velocity,
 };
 
 /// RON's extension that writes a cylinder as `Capped(a: ..., b: ..., radius: ...)`, the
@@ -57,6 +57,9 @@ pub struct BallState {
     /// [`Friction`].
     #[serde(default)]
     pub friction: Option<Real>,
+    /// [`RollingResistance`].
+    #[serde(default)]
+    pub rolling_resistance: Option<Real>,
     /// [`AngularVelocity`].
     #[serde(default)]
     pub spin: Option<Vec3>,
@@ -100,7 +103,7 @@ impl Snapshot {
             &Radius,
             &Mass,
             Option<&Restitution>,
-            Option<&Friction>,
+            (Option<&Friction>, Option<&RollingResistance>),
             Option<&AngularVelocity>,
             Option<&Orientation>,
             Option<&PreviousPosition>,
@@ -109,7 +112,7 @@ impl Snapshot {
             Option<&Color>,
             Option<&Name>,
         )>();
-        for (p, v, r, m, e, f, spin, orientation, previous, sleep, path, color, name) in
+        for (p, v, r, m, e, (f, c), spin, orientation, previous, sleep, path, color, name) in
             balls.iter()
         {
             snapshot.balls.push(BallState {
@@ -119,6 +122,7 @@ impl Snapshot {
                 mass: m.0,
                 restitution: e.map(|e| e.0),
                 friction: f.map(|f| f.0),
+                rolling_resistance: c.map(|c| c.0),
                 spin: spin.map(|w| w.0),
                 orientation: orientation.map(|q| q.0),
                 previous: previous.map(|p| p.0),
@@ -211,6 +215,9 @@ impl Snapshot {
             }
             if let Some(f) = ball.friction {
                 builder.add(Friction(f));
+            }
+            if let Some(c) = ball.rolling_resistance {
+                builder.add(RollingResistance(c));
             }
             if let Some(w) = ball.spin {
                 builder.add(AngularVelocity(w));

@@ -167,6 +167,8 @@ pub(super) struct BallMaterial {
     pub friction: Real,
     /// Angular velocity: only contacts with friction change it.
     pub spin: Vec3,
+    /// Rolling resistance (0: rolls for ever).
+    pub rolling_resistance: Real,
     /// Resting contacts in this step.
     pub resting_hits: u32,
     /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
@@ -267,6 +269,7 @@ impl Balls {
             velocity: self.body[i].path.velocity_at(now),
             spin: material.spin,
             radius: self.body[i].radius,
+            rolling: material.rolling_resistance,
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,

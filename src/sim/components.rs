@@ -1,10 +1,10 @@
 //! The components of a ball, and the description that spawns one.
 //!
 //! A ball is an entity with [`Position`], [`Velocity`], [`Radius`], [`Mass`] and optionally
-//! [`Restitution`] (default 1), [`Friction`] (default 0), [`AngularVelocity`] and
-//! [`Orientation`] (default: not spinning, unturned), [`Color`], [`Name`],
-//! [`PreviousPosition`], and [`Sleep`] and [`Path`] (the stepper adds them when missing). A
-//! static shape is an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder)
+//! [`Restitution`] (default 1), [`Friction`] and [`RollingResistance`] (default 0),
+//! [`AngularVelocity`] and [`Orientation`] (default: not spinning, unturned), [`Color`],
+//! [`Name`], [`PreviousPosition`], and [`Sleep`] and [`Path`] (the stepper adds them when
+//! missing). A static shape is an entity with a [`Plane`](crate::Plane), a [`Cylinder`](crate::Cylinder)
 //! or a [`ConvexPolygon`](crate::ConvexPolygon) component, and optionally a [`Restitution`]
 //! and a [`Friction`].
 
@@ -56,6 +56,12 @@ pub struct Restitution(pub Real);
 /// [`combine_friction`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Friction(pub Real);
+
+/// Rolling resistance of a ball, finite and `>= 0`: a ball rolling on a shape that holds it up
+/// is slowed by this times the acceleration pressing it on (`g` on a level floor), its spin
+/// following, until it stops. 0 (the default, also without the component) rolls for ever.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RollingResistance(pub Real);
 
 /// Display colour of a ball, RGB in `[0, 1]` as shown on screen (sRGB, as NeHe's `glColor`); the
 /// simulation ignores it.
@@ -206,6 +212,8 @@ pub struct BallDef {
     pub restitution: Real,
     /// Coefficient of friction; default 0.
     pub friction: Real,
+    /// Rolling resistance; default 0.
+    pub rolling_resistance: Real,
     /// Spin, an angular velocity in radians per time unit; default zero.
     pub spin: Vec3,
     /// Colour, if any.
@@ -225,6 +233,7 @@ impl BallDef {
             mass: crate::math::ball_volume(radius),
             restitution: 1.0,
             friction: 0.0,
+            rolling_resistance: 0.0,
             spin: Vec3::ZERO,
             color: None,
             name: None,
@@ -259,6 +268,13 @@ impl BallDef {
         self
     }
 
+    /// Set the rolling resistance.
+    #[must_use]
+    pub fn rolling_resistance(mut self, rolling_resistance: Real) -> Self {
+        self.rolling_resistance = rolling_resistance;
+        self
+    }
+
     /// Set the spin (angular velocity, radians per time unit, world axes).
     #[must_use]
     pub fn spin(mut self, spin: Vec3) -> Self {
@@ -281,7 +297,8 @@ impl BallDef {
     }
 
     /// Read the ball `entity` of `world` back: its position, velocity, radius and mass, and
-    /// its restitution (1 without one), friction (0 without), spin, colour and name. `None`
+    /// its restitution (1 without one), friction and rolling resistance (0 without), spin,
+    /// colour and name. `None`
     /// when the entity does not exist
     /// or lacks one of the first four.
     ///
@@ -305,6 +322,9 @@ impl BallDef {
         }
         if let Some(f) = entity.get::<&Friction>() {
             ball.friction = f.0;
+        }
+        if let Some(c) = entity.get::<&RollingResistance>() {
+            ball.rolling_resistance = c.0;
         }
         if let Some(w) = entity.get::<&AngularVelocity>() {
             ball.spin = w.0;
@@ -336,6 +356,9 @@ impl BallDef {
         }
         if self.friction != 0.0 {
             builder.add(Friction(self.friction));
+        }
+        if self.rolling_resistance != 0.0 {
+            builder.add(RollingResistance(self.rolling_resistance));
         }
         if let Some(color) = self.color {
             builder.add(Color(color));

@@ -104,6 +104,8 @@ pub enum BallField {
     Spin,
     /// [`Friction`](super::Friction).
     Friction,
+    /// [`RollingResistance`](super::RollingResistance).
+    RollingResistance,
 }
 
 impl BallField {
@@ -117,6 +119,7 @@ impl BallField {
             Self::Restitution => "restitution",
             Self::Spin => "spin",
             Self::Friction => "friction",
+            Self::RollingResistance => "rolling resistance",
         }
     }
 
@@ -128,7 +131,7 @@ impl BallField {
             Self::Radius | Self::Mass => "a finite number > 0",
             Self::Restitution => "a number from 0 to 1",
             Self::Spin => "finite components, each at most MAX_LENGTH in magnitude",
-            Self::Friction => "a finite number >= 0",
+            Self::Friction | Self::RollingResistance => "a finite number >= 0",
         }
     }
 }

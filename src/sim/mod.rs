@@ -24,7 +24,8 @@ mod step;
 
 pub use components::{
     AngularVelocity, BallDef, Color, Friction, Mass, Name, Orientation, Path, Position,
-    PreviousPosition, Radius, Restitution, Sleep, Velocity, combine_friction, combine_restitution,
+    PreviousPosition, Radius, Restitution, RollingResistance, Sleep, Velocity, combine_friction,
+    combine_restitution,
 };
 pub use config::{BallField, ConfigField, MAX_LENGTH, StaticFault, StepConfig, StepError};
 pub use events::{CollisionEvent, StepReport, StepStats};

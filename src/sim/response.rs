@@ -180,6 +180,8 @@ pub(crate) struct Body {
     pub spin: Vec3,
     /// Radius of a ball; zero for a static shape (its contact point is on its surface).
     pub radius: Real,
+    /// Rolling resistance of a ball; zero for a static shape.
+    pub rolling: Real,
     /// Zero for a static shape.
     pub inverse_mass: Real,
     /// What it rests against in this step.
@@ -396,7 +398,29 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         let (a, b) = (Body { velocity: va, ..a }, Body { velocity: vb, ..b });
         rub(&a, &b, n, friction * impulse, &mut response);
     }
+    // A ball rolling on a shape that holds it up
+    if a.rolling > 0.0 && b.inverse_mass == 0.0 && a.inverse_mass > 0.0 {
+        let slowing = a.rolling * impulse * a.inverse_mass;
+        resist_rolling(&mut response, n, a.radius, slowing);
+    }
     response
+}
+
+/// Slow the first body of `response`, a ball of `radius` on a static shape with normal `n`, by
+/// up to `slowing` along its motion, if it rolls there (its contact point does not slip); its
+/// spin follows so that it still rolls, and keeps its part about `n`. Energy only goes down.
+fn resist_rolling(response: &mut Response, n: Vec3, radius: Real, slowing: Real) {
+    let (v, w) = (response.velocity_a, response.spin_a);
+    let along = v - n * v.dot(n);
+    let speed = along.length();
+    let slip = v + w.cross(-n * radius);
+    let slip = slip - n * slip.dot(n);
+    if speed == 0.0 || slip.length() > 1e-9 * speed {
+        return;
+    }
+    let kept = along * (1.0 - slowing.min(speed) / speed);
+    response.velocity_a = v - along + kept;
+    response.spin_a = n.cross(kept) / radius + n * w.dot(n);
 }
 
 #[cfg(test)]
@@ -408,6 +432,7 @@ mod tests {
             velocity,
             spin: Vec3::ZERO,
             radius: 1.0,
+            rolling: 0.0,
             inverse_mass,
             supports: Supports::default(),
             frozen: Frozen::No,

@@ -271,6 +271,7 @@ fn generator_box(z: f64, count: u64) -> GeneratorBox {
         seed: 0,
         restitution: None,
         friction: None,
+        rolling_resistance: None,
         color: None,
     }
 }
@@ -302,6 +303,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 toi: ToiMode::default(),
                 restitution: 1.0,
                 friction: 0.0,
+                rolling_resistance: 0.0,
                 balls: vec![BallEntry {
                     pos: Vec3::new(5.0, 5.0, 5.0),
                     vel: Vec3::ZERO,
@@ -310,6 +312,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                     mass: None,
                     restitution: None,
                     friction: None,
+                    rolling_resistance: None,
                     name: None,
                     color: None,
                 }],

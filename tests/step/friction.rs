@@ -8,7 +8,8 @@
 //! components; energy (kinetic, rotational and potential) never rises in random rough worlds;
 //! friction 0 steps bit for bit as without the components. On a surface (a per-step Coulomb
 //! solve): a ball launched along a rough floor slides, slowed by `μ g`, and rolls at 5/7 of
-//! its speed; with spin it ends at `(5 v0 - 2 r ω)/7` (draw, follow and natural roll).
+//! its speed; with spin it ends at `(5 v0 - 2 r ω)/7` (draw, follow and natural roll); rolling
+//! resistance slows a rolling ball by `c g dt` a step until it stops and sleeps.
 
 use crate::common::{position, v3, velocity};
 use rand::{Rng, SeedableRng};
@@ -341,13 +342,15 @@ fn scene_fields_give_friction_and_snapshots_keep_it() {
     // their own. The listed ball skids on the floor and is set spinning; a snapshot taken then
     // restores friction and spin, and steps on bit for bit
     let text = "Scene(dt: 0.01, gravity: (0.0, -9.81, 0.0), friction: 0.3,
-        balls: [(pos: (0.0, 0.6, 0.0), vel: (2.0, -1.0, 0.0), radius: 0.5, friction: 0.6)],
+        balls: [(pos: (0.0, 0.6, 0.0), vel: (2.0, -1.0, 0.0), radius: 0.5, friction: 0.6,
+                 rolling_resistance: 0.02)],
         generators: [Random(min: (3.0, 0.1, 3.0), max: (4.0, 1.0, 4.0), count: 3, radius: 0.1,
                             speed: 0.0, seed: 1, friction: 0.0)],
         planes: [(point: (0.0, 0.0, 0.0), normal: (0.0, 1.0, 0.0), friction: 0.8),
                  (point: (9.0, 0.0, 0.0), normal: (-1.0, 0.0, 0.0))])";
     let scene = toibox::scene::Scene::parse(text, "rough.ron").unwrap();
     assert_eq!(scene.balls[0].friction, 0.6);
+    assert_eq!(scene.balls[0].rolling_resistance, 0.02);
     assert!(scene.balls[1..].iter().all(|b| b.friction == 0.0));
     assert_eq!(
         (scene.planes[0].friction, scene.planes[1].friction),
@@ -452,5 +455,62 @@ fn a_draw_shot_ends_at_five_v0_less_two_r_w_over_seven() {
         let what = format!("w0 {w0}");
         close(v, v3(end, 0.0, 0.0), &what);
         close(w, v3(0.0, 0.0, -end / r), &format!("{what}: spin"));
+    }
+}
+
+#[test]
+fn rolling_resistance_slows_a_rolling_ball_to_a_stop() {
+    // A ball rolling at v on a rough level floor with rolling resistance c loses c g dt of its
+    // speed a step, its spin following (still rolling), and stops after v / (c g); sliding, it
+    // first rolls as before. Then it lies still and falls asleep
+    let (r, g, dt) = (0.1, 9.81, 1.0 / 60.0);
+    for (v0, w0, c) in [(1.0, -10.0, 0.05), (2.0, 0.0, 0.1), (0.5, -5.0, 0.3)] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(), Friction(0.4)));
+        let ball = BallDef::new(v3(0.0, r, 0.0), r)
+            .velocity(v3(v0, 0.0, 0.0))
+            .spin(v3(0.0, 0.0, w0))
+            .friction(0.4)
+            .rolling_resistance(c)
+            .restitution(0.0)
+            .spawn(&mut world);
+        let mut stepper = stepper(v3(0.0, -g, 0.0));
+        let mut last: Option<Real> = None;
+        let mut stopped_at = None;
+        for k in 0..2000 {
+            stepper.step(&mut world, dt).unwrap();
+            let (v, w) = (velocity(&world, ball), spin_of(&world, ball));
+            let what = format!("v0 {v0}, w0 {w0}, c {c}, step {k}");
+            assert!(v.x >= 0.0 && v.y == 0.0, "{what}: {v}");
+            let rolling = (v.x + w.z * r).abs() < 1e-12;
+            if let Some(before) = last
+                && rolling
+                && before > 0.0
+            {
+                let expected = (before - c * g * dt).max(0.0);
+                assert!(
+                    (v.x - expected).abs() < 1e-12,
+                    "{what}: {} after {before}",
+                    v.x
+                );
+            }
+            if v.x == 0.0 && stopped_at.is_none() {
+                stopped_at = Some(k);
+            }
+            last = rolling.then_some(v.x);
+        }
+        let stopped_at = stopped_at.unwrap_or_else(|| panic!("v0 {v0}: never stopped"));
+        // Rolling from about 5/7 of (v0 - w0 r) / ... on: it stops within the time its rolling
+        // speed lasts
+        let roll = (5.0 * v0 - 2.0 * r * w0) / 7.0;
+        let lasts = roll / (c * g);
+        assert!(
+            (stopped_at as Real) * dt <= lasts + 2.0 * v0 / (7.0 * 0.4 * g) + 2.0 * dt,
+            "v0 {v0}: stopped at step {stopped_at}"
+        );
+        assert!(
+            world.get::<&toibox::Sleep>(ball).unwrap().asleep(),
+            "v0 {v0}: asleep"
+        );
     }
 }

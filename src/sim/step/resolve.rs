@@ -59,6 +59,7 @@ impl Stepper {
                     velocity: Vec3::ZERO,
                     spin: Vec3::ZERO,
                     radius: 0.0,
+                    rolling: 0.0,
                     inverse_mass: 0.0,
                     supports: Supports::EVERYWHERE,
                     frozen: Frozen::Always,

@@ -10,7 +10,7 @@ use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
     AngularVelocity, Friction, Mass, Orientation, Path, Position, PreviousPosition, Radius,
-    Restitution, Sleep, Velocity,
+    Restitution, RollingResistance, Sleep, Velocity,
 };
 use crate::sim::config::{BallField, MAX_LENGTH, StepError};
 use crate::sim::sleep::Rest;
@@ -102,8 +102,8 @@ impl Stepper {
         balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, f, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let checked = check_ball(entity, p, v, r, m, e, f, spin)?;
+        for (entity, p, v, r, m, e, f, c, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
             let restitution = checked.restitution;
             // Its path goes on while the world still puts the ball where the path does
             let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
@@ -119,6 +119,7 @@ impl Stepper {
                 inverse_mass: 1.0 / m.0,
                 restitution,
                 friction: checked.friction,
+                rolling_resistance: checked.rolling_resistance,
                 spin: checked.spin,
                 supports: NONE,
                 resting_hits: 0,
@@ -195,8 +196,8 @@ impl Stepper {
         let balls = &mut self.balls;
         balls.supports.clear();
         let mut w = 0;
-        for (entity, p, v, r, m, e, f, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let checked = check_ball(entity, p, v, r, m, e, f, spin)?;
+        for (entity, p, v, r, m, e, f, c, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
             let restitution = checked.restitution;
             if balls.entity.get(w) != Some(&entity) {
                 return Ok(false);
@@ -227,6 +228,7 @@ impl Stepper {
                 self.changed_balls.push(w as u32);
             }
             material.friction = checked.friction;
+            material.rolling_resistance = checked.rolling_resistance;
             material.spin = checked.spin;
             material.supports = NONE;
             material.resting_hits = 0;
@@ -398,15 +400,17 @@ type Gathered<'a> = (
     &'a Mass,
     Option<&'a Restitution>,
     Option<&'a Friction>,
+    Option<&'a RollingResistance>,
     Option<&'a AngularVelocity>,
     Option<&'a Sleep>,
     Option<&'a Path>,
 );
 
-/// A ball's material as checked: restitution, friction and spin.
+/// A ball's material as checked: restitution, friction, rolling resistance and spin.
 struct Checked {
     restitution: Real,
     friction: Real,
+    rolling_resistance: Real,
     spin: Vec3,
 }
 
@@ -419,7 +423,7 @@ fn check_ball(
     r: &Radius,
     m: &Mass,
     e: Option<&Restitution>,
-    f: Option<&Friction>,
+    (f, c): (Option<&Friction>, Option<&RollingResistance>),
     spin: Option<&AngularVelocity>,
 ) -> Result<Checked, StepError> {
     let bad = |field| StepError::InvalidBall { entity, field };
@@ -442,13 +446,19 @@ fn check_ball(
     if spin.is_some_and(|w| !(w.0.is_finite() && w.0.abs().max_element() <= MAX_LENGTH)) {
         return Err(bad(BallField::Spin));
     }
+    let at_least_zero = |x: Real| x.is_finite() && x >= 0.0;
     let friction = f.map_or(0.0, |f| f.0);
-    if !(friction.is_finite() && friction >= 0.0) {
+    if !at_least_zero(friction) {
         return Err(bad(BallField::Friction));
+    }
+    let rolling_resistance = c.map_or(0.0, |c| c.0);
+    if !at_least_zero(rolling_resistance) {
+        return Err(bad(BallField::RollingResistance));
     }
     Ok(Checked {
         restitution,
         friction,
+        rolling_resistance,
         spin: spin.map_or(Vec3::ZERO, |w| w.0),
     })
 }
