@@ -6,8 +6,9 @@
 //!   potential) is kept to 1e-9.
 //! - `newtons_cradle`: one ball in, one ball out with the incoming speed; the others at rest.
 //! - `billiards_break`: the break spreads the rack; the energy never grows, every ball stays on
-//!   the table and nothing overlaps; momentum is kept until the first ball meets a cushion,
-//!   with and without gravity.
+//!   the table and nothing overlaps; on the cloth the cue ball slides to the rack slowed by
+//!   `μ g` as worked out and every ball comes to rest; with friction taken away, momentum is
+//!   kept until the first ball meets a cushion, with and without gravity.
 //! - `galton_board`: every ball ends in a bin, over many bins; nothing escapes or overlaps.
 //! - `bullets`: the exact sweep stops every bullet at the pane and every head-on pair; the
 //!   sliced searches (150 slices, with and without bisection) let bullets through both.
@@ -28,7 +29,7 @@ use std::time::Instant;
 use hecs::{Entity, World};
 use toibox::runs::{CompareOptions, compare};
 use toibox::scene::{Scene, SceneWorld, gas_box_side};
-use toibox::sim::Mass;
+use toibox::sim::{Friction, Mass, RollingResistance, combine_friction};
 use toibox::{Real, StepStats, ToiMode, Vec3};
 
 /// Every scene the tests below load, by file stem.
@@ -228,17 +229,36 @@ struct Break {
     start_momentum: Vec3,
     /// Mechanical energy at the start and at the end.
     energy: (Real, Real),
+    /// Largest difference of the cue ball's speed from `v0 - μ g t` before the first
+    /// ball-ball collision.
+    cue_slide_error: Real,
+    /// Balls asleep at the end.
+    asleep: u64,
     /// Object balls that moved more than 10 radii from the rack.
     moved: usize,
     /// The box around the object balls at the end, along x and z.
     spread: (Real, Real),
 }
 
-/// Run the break with `gravity`, checking at every step that nothing escapes or overlaps,
-/// that the energy never grows and that every ball stays on the table.
-fn break_shot(scene: &Scene, gravity: Vec3) -> Break {
+/// Run the break with `gravity`, as written (`rough`) or with friction and rolling resistance
+/// taken away, checking at every step that nothing escapes or overlaps, that the energy never
+/// grows and that every ball stays on the table (on a frictionless table, rolling on it; on a
+/// rough one, spinning balls that meet may hop).
+fn break_shot(scene: &Scene, gravity: Vec3, rough: bool) -> Break {
     let mut world = scene.build();
     world.sim.stepper.config.gravity = gravity;
+    if !rough {
+        let rubbing: Vec<Entity> = world.sim.world.iter().map(|e| e.entity()).collect();
+        for e in rubbing {
+            let _ = world.sim.world.remove_one::<Friction>(e);
+            let _ = world.sim.world.remove_one::<RollingResistance>(e);
+        }
+    }
+    let cue = named(scene, &world, "cue");
+    let v0 = velocity(&world.sim.world, cue).length();
+    // The cue ball on the cloth: the geometric mean of its friction and the floor's
+    let mu = combine_friction(scene.balls[0].friction, scene.planes[0].friction);
+    let mut cue_slide_error: Real = 0.0;
     let cushions: Vec<Entity> = world.planes[1..].to_vec();
     let r = scene.balls[0].radius;
     // The cushions' distances from the middle of the table, along x and z
@@ -273,6 +293,11 @@ fn break_shot(scene: &Scene, gravity: Vec3) -> Break {
         if first_ball_ball.is_none() && stats.ball_ball > 0 {
             first_ball_ball = Some(n);
         }
+        if first_ball_ball.is_none() && rough {
+            let slowed = v0 - mu * gravity.length() * (n as Real * scene.dt);
+            let speed = velocity(&world.sim.world, cue).length();
+            cue_slide_error = cue_slide_error.max((speed - slowed).abs());
+        }
         if first_cushion.is_none() && report.events.iter().any(|e| cushions.contains(&e.b)) {
             first_cushion = Some(n);
         }
@@ -299,11 +324,14 @@ fn break_shot(scene: &Scene, gravity: Vec3) -> Break {
                 position(&world.sim.world, ball),
                 velocity(&world.sim.world, ball),
             );
-            assert!(
-                (p.y - r).abs() <= 1e-9,
-                "step {n}: a ball left the table: {p}"
-            );
-            assert!(v.y.abs() <= 1e-9, "step {n}: a ball jumps: {v}");
+            assert!(p.y >= r - 1e-9, "step {n}: a ball sank into the table: {p}");
+            if !rough {
+                assert!(
+                    (p.y - r).abs() <= 1e-9,
+                    "step {n}: a ball left the table: {p}"
+                );
+                assert!(v.y.abs() <= 1e-9, "step {n}: a ball jumps: {v}");
+            }
             assert!(
                 p.x.abs() <= half_x - r + 1e-9 && p.z.abs() <= half_z - r + 1e-9,
                 "step {n}: a ball left the table: {p}"
@@ -326,6 +354,8 @@ fn break_shot(scene: &Scene, gravity: Vec3) -> Break {
         drift_before_cushion,
         start_momentum: p0,
         energy: (start_energy, energy),
+        cue_slide_error,
+        asleep: world.sim.report().stats.sleeping,
         moved,
         spread: (hi.x - lo.x, hi.z - lo.z),
     }
@@ -336,35 +366,50 @@ fn billiards_break_spreads_the_rack_and_only_loses_energy() {
     let clock = Instant::now();
     let scene = load("billiards_break");
     assert_eq!((scene.balls.len(), scene.planes.len()), (16, 5));
-    // As written: the balls rest on the table under gravity
-    let on_table = break_shot(&scene, scene.gravity);
-    // Without gravity: on a frictionless table gravity only presses the balls onto the floor,
-    // so the motion along the table is the same physics, with no resting contacts
-    let weightless = break_shot(&scene, Vec3::ZERO);
+    // As written: on cloth, with rolling resistance
+    let rough = break_shot(&scene, scene.gravity, true);
+    // Without friction: balls resting on the table, and without gravity, where gravity only
+    // pressed the balls onto the floor, so the motion along the table is the same physics
+    let on_table = break_shot(&scene, scene.gravity, false);
+    let weightless = break_shot(&scene, Vec3::ZERO, false);
     println!(
-        "billiards_break: {} steps of {:.5} s, {:.2?}\n  with gravity: {on_table:?}\n  without: \
-         {weightless:?}",
+        "billiards_break: {} steps of {:.5} s, {:.2?}\n  as written: {rough:?}\n  frictionless: \
+         {on_table:?}\n  without gravity: {weightless:?}",
         scene.steps,
         scene.dt,
         clock.elapsed()
     );
-    for run in [&on_table, &weightless] {
-        let p0 = run.start_momentum.length();
-        // The cue ball rolls to the rack alone, at a constant momentum
+    for run in [&rough, &on_table, &weightless] {
+        // The cue ball goes to the rack alone; the break spreads the rack across the table
+        // (on the cloth less far: observed 4 balls more than 10 radii from the rack, over
+        // 1.54 by 0.52 of the table; 13 to 15 balls and 2 by 1.1 without friction)
         assert!(run.first_ball_ball > 1 && run.first_cushion > run.first_ball_ball);
-        assert!(run.drift_before_break <= 1e-12 * p0, "{run:?}");
-        // The break spreads the rack across the table and takes some of the energy
-        assert!(run.moved >= 10, "{run:?}");
+        assert!(run.moved >= if run.asleep > 0 { 3 } else { 10 }, "{run:?}");
         assert!(run.spread.0 > 1.0 && run.spread.1 > 0.5, "{run:?}");
         let (start, end) = run.energy;
-        assert!(end < 0.9 * start && end > 0.05 * start, "{run:?}");
+        assert!(end < 0.9 * start, "{run:?}");
     }
-    // Between the balls and the floor alone, momentum along the table is kept until a ball
-    // meets a cushion, with gravity (slow contacts inside the rack are resting ones, and a
-    // regression froze balls after 8 of them, losing 17% of the momentum in the break) and
-    // without. The floor only takes momentum along y.
+    // On the cloth the cue ball slides to the rack, slowed by mu g (mu = sqrt(0.05 0.8)), as
+    // worked out; then every ball comes to rest, and the energy left is the balls' height
+    assert!(rough.cue_slide_error <= 1e-9, "{rough:?}");
+    assert_eq!(rough.asleep, 16, "{rough:?}");
+    let resting = 16.0 * scene.balls[0].mass * 9.81 * scene.balls[0].radius;
+    assert!(
+        (rough.energy.1 - resting).abs() <= 1e-6 * resting,
+        "{rough:?}"
+    );
     for run in [&on_table, &weightless] {
         let p0 = run.start_momentum.length();
+        // Ten seconds of bounces off cushions of 0.8 leave a few percent (observed 4.6%
+        // without gravity, 15% with it)
+        let (start, end) = run.energy;
+        assert!(end > 0.02 * start, "{run:?}");
+        // The cue ball rolls to the rack alone, at a constant momentum
+        assert!(run.drift_before_break <= 1e-12 * p0, "{run:?}");
+        // Between the balls and the floor alone, momentum along the table is kept until a
+        // ball meets a cushion, with gravity (slow contacts inside the rack are resting ones,
+        // and a regression froze balls after 8 of them, losing 17% of the momentum in the
+        // break) and without. The floor only takes momentum along y.
         assert!(run.drift_before_cushion <= 1e-12 * p0, "{run:?}");
     }
 }
