@@ -398,12 +398,23 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         let (a, b) = (Body { velocity: va, ..a }, Body { velocity: vb, ..b });
         rub(&a, &b, n, friction * impulse, &mut response);
     }
-    // A ball rolling on a shape that holds it up
+    // A ball rolling or spinning on a shape that holds it up
     if a.rolling > 0.0 && b.inverse_mass == 0.0 && a.inverse_mass > 0.0 {
         let slowing = a.rolling * impulse * a.inverse_mass;
         resist_rolling(&mut response, n, a.radius, slowing);
+        resist_spinning(&mut response, n, a.radius, slowing);
     }
     response
+}
+
+/// Slow the first body's spin about `n` (a ball of `radius` turning in place on what holds it
+/// up) by up to `5/2 slowing / radius`: the torque of a rolling resistance that slows by
+/// `slowing`, the same resistance about the normal as across it.
+fn resist_spinning(response: &mut Response, n: Vec3, radius: Real, slowing: Real) {
+    let w = response.spin_a;
+    let about = w.dot(n);
+    let less = (2.5 * slowing / radius).min(about.abs());
+    response.spin_a = w - n * (less * about.signum());
 }
 
 /// Slow the first body of `response`, a ball of `radius` on a static shape with normal `n`, by

@@ -15,8 +15,9 @@ impl Aabb {
     /// Return the box of the scene's balls and finite shapes.
     ///
     /// Planes and infinite cylinders do not bound, with one exception: scene files put a
-    /// plane's `point` on the wall it draws, so a plane point within one extent of the box
-    /// widens it (a billiard table's cushions, a room's walls). An empty scene gets the unit
+    /// plane's `point` on the wall it draws, so a plane point within two extents of the box
+    /// widens it (a billiard table's cushions, a room's walls: the shots of `spin_shots` start
+    /// in a quarter of their table). An empty scene gets the unit
     /// box around the origin; every axis is at least 2% of the largest extent thick.
     #[must_use]
     pub fn of_scene(scene: &Scene) -> Self {
@@ -61,7 +62,7 @@ impl Aabb {
             }
             b
         });
-        let reach = bounds.grown(bounds.largest_extent());
+        let reach = bounds.grown(2.0 * bounds.largest_extent());
         for plane in &scene.planes {
             if reach.contains(plane.shape.point) {
                 bounds.include(plane.shape.point);

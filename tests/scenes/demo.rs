@@ -9,6 +9,8 @@
 //!   the table and nothing overlaps; on the cloth the cue ball slides to the rack slowed by
 //!   `μ g` as worked out and every ball comes to rest; with friction taken away, momentum is
 //!   kept until the first ball meets a cushion, with and without gravity.
+//! - `spin_shots`: on cloth, a stun shot stops its cue ball where it meets the object ball, a
+//!   follow shot runs on after it and a draw shot comes back; everything comes to rest.
 //! - `galton_board`: every ball ends in a bin, over many bins; nothing escapes or overlaps.
 //! - `bullets`: the exact sweep stops every bullet at the pane and every head-on pair; the
 //!   sliced searches (150 slices, with and without bisection) let bullets through both.
@@ -29,14 +31,15 @@ use std::time::Instant;
 use hecs::{Entity, World};
 use toibox::runs::{CompareOptions, compare};
 use toibox::scene::{Scene, SceneWorld, gas_box_side};
-use toibox::sim::{Friction, Mass, RollingResistance, combine_friction};
-use toibox::{Real, StepStats, ToiMode, Vec3};
+use toibox::sim::{Friction, Mass, Radius, RollingResistance, combine_friction};
+use toibox::{AngularVelocity, Real, StepStats, ToiMode, Vec3};
 
 /// Every scene the tests below load, by file stem.
 const SCENES: &[&str] = &[
     "nehe_room",
     "newtons_cradle",
     "billiards_break",
+    "spin_shots",
     "galton_board",
     "bullets",
     "resting_pile",
@@ -74,13 +77,18 @@ fn step(scene: &Scene, world: &mut SceneWorld) -> StepStats {
     world.sim.step(scene.dt).expect("a valid step").stats
 }
 
-/// Kinetic plus potential energy of every ball, the potential `-m g·p`.
+/// Kinetic (spin included) plus potential energy of every ball, the potential `-m g·p`.
 fn mechanical_energy(world: &World, balls: &[Entity], gravity: Vec3) -> Real {
     balls
         .iter()
         .map(|&b| {
             let m = mass(world, b);
-            0.5 * m * velocity(world, b).length_squared() - m * gravity.dot(position(world, b))
+            let turning = world.get::<&AngularVelocity>(b).map_or(0.0, |w| {
+                let r = world.get::<&Radius>(b).expect("a ball").0;
+                0.2 * m * r * r * w.0.length_squared()
+            });
+            0.5 * m * velocity(world, b).length_squared() + turning
+                - m * gravity.dot(position(world, b))
         })
         .sum()
 }
@@ -381,24 +389,23 @@ fn billiards_break_spreads_the_rack_and_only_loses_energy() {
     );
     for run in [&rough, &on_table, &weightless] {
         // The cue ball goes to the rack alone; the break spreads the rack across the table
-        // (on the cloth less far: observed 4 balls more than 10 radii from the rack, over
-        // 1.54 by 0.52 of the table; 13 to 15 balls and 2 by 1.1 without friction)
+        // (on the cloth most balls stop near the rack, a few run far: observed 2 balls more
+        // than 10 radii from it, over 2.0 by 0.64 of the table; 13 to 15 balls over 2 by 1.1
+        // without friction)
         assert!(run.first_ball_ball > 1 && run.first_cushion > run.first_ball_ball);
-        assert!(run.moved >= if run.asleep > 0 { 3 } else { 10 }, "{run:?}");
         assert!(run.spread.0 > 1.0 && run.spread.1 > 0.5, "{run:?}");
         let (start, end) = run.energy;
         assert!(end < 0.9 * start, "{run:?}");
     }
     // On the cloth the cue ball slides to the rack, slowed by mu g (mu = sqrt(0.05 0.8)), as
-    // worked out; then every ball comes to rest, and the energy left is the balls' height
+    // worked out; then every ball comes to rest (what energy is left is the balls' height and
+    // a little spin about the vertical: observed 0.773 J, the height 0.762)
     assert!(rough.cue_slide_error <= 1e-9, "{rough:?}");
     assert_eq!(rough.asleep, 16, "{rough:?}");
     let resting = 16.0 * scene.balls[0].mass * 9.81 * scene.balls[0].radius;
-    assert!(
-        (rough.energy.1 - resting).abs() <= 1e-6 * resting,
-        "{rough:?}"
-    );
+    assert!(rough.energy.1 >= resting * (1.0 - 1e-12), "{rough:?}");
     for run in [&on_table, &weightless] {
+        assert!(run.moved >= 10, "{run:?}");
         let p0 = run.start_momentum.length();
         // Ten seconds of bounces off cushions of 0.8 leave a few percent (observed 4.6%
         // without gravity, 15% with it)
@@ -412,6 +419,70 @@ fn billiards_break_spreads_the_rack_and_only_loses_energy() {
         // break) and without. The floor only takes momentum along y.
         assert!(run.drift_before_cushion <= 1e-12 * p0, "{run:?}");
     }
+}
+
+#[test]
+fn spin_shots_stun_follow_and_draw() {
+    // Three cue balls at 2 m/s at three object balls: the stun ball stops where it meets its
+    // object ball, the follow ball runs on after it, the draw ball comes back past where it
+    // was shot from; every object ball goes on. Nothing escapes, overlaps or sinks into the
+    // table, the energy never grows, and everything comes to rest
+    let scene = load("spin_shots");
+    let mut world = scene.build();
+    let ball = |name: &str| named(&scene, &world, name);
+    let cues = [ball("stun"), ball("follow"), ball("draw")];
+    let objects = [
+        ball("stun object"),
+        ball("follow object"),
+        ball("draw object"),
+    ];
+    let r = scene.balls[0].radius;
+    let mut energy = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
+    let (mut farthest, mut hit) = ([Real::NEG_INFINITY; 3], [None; 3]);
+    let mut least = [Real::INFINITY; 3];
+    for n in 1..=scene.steps {
+        let report = world.sim.step(scene.dt).expect("a valid step");
+        let stats = report.stats;
+        assert_eq!(stats.escaped, 0, "step {n}");
+        assert!(stats.max_penetration <= 1e-9, "step {n}: {stats:?}");
+        let now = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
+        assert!(
+            now <= energy + 1e-12,
+            "step {n}: energy rose from {energy} to {now}"
+        );
+        energy = now;
+        let w = &world.sim.world;
+        for k in 0..3 {
+            let (cue, object) = (cues[k], objects[k]);
+            let met = |e: &toibox::CollisionEvent| {
+                (e.a == cue && e.b == object) || (e.a == object && e.b == cue)
+            };
+            if hit[k].is_none() && report.events.iter().any(met) {
+                hit[k] = Some(position(w, cues[k]).x);
+            }
+            if hit[k].is_some() {
+                farthest[k] = farthest[k].max(position(w, cues[k]).x);
+                least[k] = least[k].min(position(w, cues[k]).x);
+            }
+            assert!(position(w, cues[k]).y >= r - 1e-9, "step {n}: sank");
+        }
+    }
+    let w = &world.sim.world;
+    println!("spin_shots: hits at {hit:?}, then cue balls from {least:?} to {farthest:?}");
+    let [stun, follow, draw] = hit.map(|h| h.expect("every cue ball meets its object ball"));
+    // Observed: the stun ball ends 9 mm past where it met its object ball; the follow ball
+    // runs 0.7 m on; the draw ball comes back to the far cushion
+    assert!((position(w, cues[0]).x - stun).abs() < 0.02, "stun");
+    assert!(farthest[1] > follow + 0.3, "follow: {}", farthest[1]);
+    assert!(least[2] < -0.5 && draw > -0.1, "draw: {}", least[2]);
+    for &o in &objects {
+        assert!(
+            position(w, o).x > 0.2,
+            "an object ball stayed: {}",
+            position(w, o)
+        );
+    }
+    assert_eq!(world.sim.report().stats.sleeping, 6, "everything at rest");
 }
 
 #[test]
@@ -736,6 +807,7 @@ compare_columns_on!(
     nehe_room,
     newtons_cradle,
     billiards_break,
+    spin_shots,
     galton_board,
     bullets,
     resting_pile,

@@ -517,7 +517,7 @@ fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
 const PINNED_DEMOS: [(&str, usize, u64); 4] = [
     ("nehe_room", 500, 0x48c3_acaa_7354_faf0),
     ("galton_board", 300, 0x8d6a_2d5e_5acc_9199),
-    ("billiards_break", 200, 0xc53d_4e6d_8787_80fb),
+    ("billiards_break", 200, 0xadba_4a75_d9b2_b50c),
     ("newtons_cradle", 200, 0xb8cd_724f_1a5d_2dfc),
 ];
 

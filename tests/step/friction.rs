@@ -514,3 +514,31 @@ fn rolling_resistance_slows_a_rolling_ball_to_a_stop() {
         );
     }
 }
+
+#[test]
+fn a_ball_spinning_in_place_winds_down() {
+    // Spinning about the vertical on a floor, with rolling resistance c: the spin about the
+    // normal loses 5/2 c g dt / r a step (the same resistance about the normal as across it)
+    // until it stops; without rolling resistance it spins on
+    let (r, g, dt, w0) = (0.1, 9.81, 1.0 / 60.0, 12.0);
+    for c in [0.0, 0.02, 0.2] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(), Friction(0.5)));
+        let ball = BallDef::new(v3(0.0, r, 0.0), r)
+            .spin(v3(0.0, w0, 0.0))
+            .friction(0.5)
+            .rolling_resistance(c)
+            .spawn(&mut world);
+        let mut stepper = stepper(v3(0.0, -g, 0.0));
+        for k in 1..=20 {
+            stepper.step(&mut world, dt).unwrap();
+            let expected = (w0 - 2.5 * c * g * dt / r * k as Real).max(0.0);
+            let w = spin_of(&world, ball);
+            assert!(
+                (w - v3(0.0, expected, 0.0)).length() < 1e-12,
+                "c {c}, step {k}: {w}, expected {expected}"
+            );
+            assert_eq!(velocity(&world, ball), Vec3::ZERO, "c {c}, step {k}");
+        }
+    }
+}
