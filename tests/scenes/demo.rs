@@ -11,6 +11,8 @@
 //!   kept until the first ball meets a cushion, with and without gravity.
 //! - `spin_shots`: on cloth, a stun shot stops its cue ball where it meets the object ball, a
 //!   follow shot runs on after it and a draw shot comes back; everything comes to rest.
+//! - `marble_run`: every marble meets both ramps and rolls down them, nothing escapes or
+//!   overlaps, energy never grows, and all come to rest.
 //! - `galton_board`: every ball ends in a bin, over many bins; nothing escapes or overlaps.
 //! - `bullets`: the exact sweep stops every bullet at the pane and every head-on pair; the
 //!   sliced searches (150 slices, with and without bisection) let bullets through both.
@@ -40,6 +42,7 @@ const SCENES: &[&str] = &[
     "newtons_cradle",
     "billiards_break",
     "spin_shots",
+    "marble_run",
     "galton_board",
     "bullets",
     "resting_pile",
@@ -486,6 +489,48 @@ fn spin_shots_stun_follow_and_draw() {
 }
 
 #[test]
+fn marble_run_rolls_down_both_ramps_and_comes_to_rest() {
+    // Every marble meets both ramps and rolls (friction turns it: spin above 10 rad/s, a
+    // marble of radius 0.06 rolling at 0.6 m/s); nothing escapes, overlaps or passes through,
+    // the energy never grows, and all come to rest (asleep) within the scene's 15 s
+    let scene = load("marble_run");
+    let mut world = scene.build();
+    let ramps = [world.polygons[0], world.polygons[1]];
+    let n = world.balls.len();
+    let mut met = vec![[false; 2]; n];
+    let mut spun = vec![0.0 as Real; n];
+    let mut energy = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
+    for step in 1..=scene.steps {
+        let report = world.sim.step(scene.dt).expect("a valid step");
+        let stats = report.stats;
+        assert_eq!(stats.escaped, 0, "step {step}");
+        assert!(stats.max_penetration <= 1e-9, "step {step}: {stats:?}");
+        let now = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
+        assert!(
+            now <= energy + 1e-12,
+            "step {step}: energy rose from {energy} to {now}"
+        );
+        energy = now;
+        for event in &report.events {
+            if let Some(k) = world.balls.iter().position(|&b| b == event.a)
+                && let Some(r) = ramps.iter().position(|&p| p == event.b)
+            {
+                met[k][r] = true;
+            }
+        }
+        for (k, &b) in world.balls.iter().enumerate() {
+            if let Ok(w) = world.sim.world.get::<&AngularVelocity>(b) {
+                spun[k] = spun[k].max(w.0.length());
+            }
+        }
+    }
+    println!("marble_run: met {met:?}, most spin {spun:?}");
+    assert!(met.iter().all(|m| m[0] && m[1]), "{met:?}");
+    assert!(spun.iter().all(|&w| w > 10.0), "{spun:?}");
+    assert_eq!(world.sim.report().stats.sleeping as usize, n, "all at rest");
+}
+
+#[test]
 fn galton_board_fills_many_bins_and_loses_nothing() {
     let clock = Instant::now();
     let scene = load("galton_board");
@@ -808,6 +853,7 @@ compare_columns_on!(
     newtons_cradle,
     billiards_break,
     spin_shots,
+    marble_run,
     galton_board,
     bullets,
     resting_pile,
