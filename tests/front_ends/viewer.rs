@@ -383,6 +383,22 @@ fn the_billiards_break_shows_its_balls() {
 }
 
 #[test]
+fn the_spin_shots_and_the_marble_run_show_their_balls() {
+    // The three coloured object balls of the spin shots, three quarters of a second in; the
+    // marbles on their ramps after a second and a half (hidden behind a ramp: at most two)
+    for (scene, frames, least, may_miss) in [
+        ("scenes/spin_shots.ron", 90, 20, 0),
+        ("scenes/marble_run.ron", 180, 10, 2),
+    ] {
+        let Some(picture) = render(scene, &[], frames, "1024x640") else {
+            return;
+        };
+        check_picture(&picture, 1024, 640, 1);
+        check_colors(&picture, &load(scene), (0, 1), least, may_miss);
+    }
+}
+
+#[test]
 fn the_galton_board_shows_its_gold_balls() {
     let Some(picture) = render("scenes/galton_board.ron", &[], 90, "1024x640") else {
         return;
