@@ -96,6 +96,27 @@ fn mechanical_energy(world: &World, balls: &[Entity], gravity: Vec3) -> Real {
         .sum()
 }
 
+/// Step `world`, the `n`th step: nothing escapes or overlaps, and the mechanical `energy` (the
+/// last step's, updated) does not grow.
+fn step_losing_energy(
+    scene: &Scene,
+    world: &mut SceneWorld,
+    energy: &mut Real,
+    n: u64,
+) -> toibox::StepReport {
+    let report = world.sim.step(scene.dt).expect("a valid step");
+    let stats = report.stats;
+    assert_eq!(stats.escaped, 0, "step {n}");
+    assert!(stats.max_penetration <= 1e-9, "step {n}: {stats:?}");
+    let now = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
+    assert!(
+        now <= *energy + 1e-12,
+        "step {n}: energy rose from {energy} to {now}"
+    );
+    *energy = now;
+    report
+}
+
 #[test]
 fn every_scene_file_is_tested() {
     let on_disk: BTreeSet<String> = std::fs::read_dir("scenes")
@@ -444,16 +465,7 @@ fn spin_shots_stun_follow_and_draw() {
     let (mut farthest, mut hit) = ([Real::NEG_INFINITY; 3], [None; 3]);
     let mut least = [Real::INFINITY; 3];
     for n in 1..=scene.steps {
-        let report = world.sim.step(scene.dt).expect("a valid step");
-        let stats = report.stats;
-        assert_eq!(stats.escaped, 0, "step {n}");
-        assert!(stats.max_penetration <= 1e-9, "step {n}: {stats:?}");
-        let now = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
-        assert!(
-            now <= energy + 1e-12,
-            "step {n}: energy rose from {energy} to {now}"
-        );
-        energy = now;
+        let report = step_losing_energy(&scene, &mut world, &mut energy, n);
         let w = &world.sim.world;
         for k in 0..3 {
             let (cue, object) = (cues[k], objects[k]);
@@ -501,16 +513,7 @@ fn marble_run_rolls_down_both_ramps_and_comes_to_rest() {
     let mut spun = vec![0.0 as Real; n];
     let mut energy = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
     for step in 1..=scene.steps {
-        let report = world.sim.step(scene.dt).expect("a valid step");
-        let stats = report.stats;
-        assert_eq!(stats.escaped, 0, "step {step}");
-        assert!(stats.max_penetration <= 1e-9, "step {step}: {stats:?}");
-        let now = mechanical_energy(&world.sim.world, &world.balls, scene.gravity);
-        assert!(
-            now <= energy + 1e-12,
-            "step {step}: energy rose from {energy} to {now}"
-        );
-        energy = now;
+        let report = step_losing_energy(&scene, &mut world, &mut energy, step);
         for event in &report.events {
             if let Some(k) = world.balls.iter().position(|&b| b == event.a)
                 && let Some(r) = ramps.iter().position(|&p| p == event.b)
