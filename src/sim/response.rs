@@ -3,8 +3,9 @@
 //! A pair with inverse masses `w_a`, `w_b` (zero for a static shape), relative normal velocity
 //! `v_n = (v_a - v_b)·n < 0` and restitution `e` receives the impulse
 //! `J = -(1 + e) v_n / (w_a + w_b)` along `n`: `v_a += J w_a n`, `v_b -= J w_b n`. Momentum is
-//! conserved exactly in real arithmetic, and for `e = 1` so is kinetic energy; tangential
-//! velocities are untouched (no friction).
+//! conserved exactly in real arithmetic, and for `e = 1` so is kinetic energy; without friction
+//! tangential velocities are untouched. With friction the contact also rubs (see [`rub`]):
+//! Coulomb's law at the contact points, sticking or sliding, turning the balls.
 //!
 //! Resting contact: an approach slower than the rest speed is treated as perfectly inelastic
 //! (`e = 0`), so a bouncing ball stops bouncing after finitely many bounces. A ball that has come
