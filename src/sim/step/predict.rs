@@ -388,19 +388,17 @@ impl Stepper {
                 if rests {
                     self.balls.supports_mut(i).touch(contact.normal);
                 }
-                let them = match other {
-                    Other::Ball(j) => {
-                        if rests {
-                            self.balls.supports_mut(j as usize).touch(-contact.normal);
-                        }
-                        self.links.push((i as u32, j));
-                        let path = &self.balls.body[j as usize].path;
-                        (path.velocity_at(now), path.acceleration)
+                if let Other::Ball(j) = other {
+                    if rests {
+                        self.balls.supports_mut(j as usize).touch(-contact.normal);
                     }
-                    Other::Static(_) => (Vec3::ZERO, Vec3::ZERO),
-                };
+                    self.links.push((i as u32, j));
+                }
                 // Touching or overlapping: a contact now only if approaching, or pressed in
-                let mine = (me.velocity, me.acceleration);
+                let (mine, them) = (
+                    (me.velocity, me.acceleration),
+                    self.other_motion(other, now),
+                );
                 if closing(mine, them, contact.normal, self.rest_speed).is_none() {
                     return;
                 }

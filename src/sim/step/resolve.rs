@@ -126,9 +126,9 @@ impl Stepper {
         if let Some(j) = other_ball {
             self.links.push((i as u32, j as u32));
         }
-        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it (the
-        // asking ball sleeps only when it is a roaming one asking in the first predictions)
-        // (and falls from here)
+        // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it, and
+        // it falls from here (the asking ball sleeps only when it is a roaming one asking in
+        // the first predictions)
         let gravity = self.config.gravity;
         if self.balls.rest[i].asleep() && !response.resting {
             self.balls.rest[i].wake();
@@ -244,12 +244,17 @@ impl Stepper {
             }
         }
         let [first, second] = stopping;
-        self.predict_stopped(first, second, now, t_end, strategy);
+        if let Some(k) = first {
+            self.predict(k, now, t_end, strategy, Asking::Changed { except: second });
+        }
+        if let Some(k) = second {
+            self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
+        }
     }
 
     /// Stop ball `k` at `now` for the rest of the step, keeping its velocity for the next one;
     /// false when it stands already.
-    pub(super) fn stop(&mut self, k: usize, now: Real) -> bool {
+    fn stop(&mut self, k: usize, now: Real) -> bool {
         let path = &self.balls.body[k].path;
         let still = path.acceleration == Vec3::ZERO && path.velocity == Vec3::ZERO;
         // Already still (where paths hold, its path stays as it began)
@@ -267,22 +272,5 @@ impl Stepper {
         path.acceleration = Vec3::ZERO;
         self.balls.bump(k);
         true
-    }
-
-    /// Predict again for the balls a hold stopped (`first` leaves `second` out: it asks next).
-    fn predict_stopped<S: ToiStrategy + ?Sized>(
-        &mut self,
-        first: Option<usize>,
-        second: Option<usize>,
-        now: Real,
-        t_end: Real,
-        strategy: &S,
-    ) {
-        if let Some(k) = first {
-            self.predict(k, now, t_end, strategy, Asking::Changed { except: second });
-        }
-        if let Some(k) = second {
-            self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
-        }
     }
 }
