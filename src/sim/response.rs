@@ -259,8 +259,14 @@ pub(crate) struct Response {
 #[inline]
 pub(crate) fn approach_speed(a: Vec3, b: Vec3, n: Vec3, rest_speed: Real) -> Option<Real> {
     let approach = -(a - b).dot(n);
-    let tolerance = 1e-12 * (rest_speed + a.length() + b.length());
-    (approach > tolerance && approach.is_finite()).then_some(approach)
+    (approach > tolerance(a, b, rest_speed) && approach.is_finite()).then_some(approach)
+}
+
+/// The closing speed below which bodies moving at `a` and `b` count as not approaching (see
+/// [`approach_speed`]).
+#[inline]
+fn tolerance(a: Vec3, b: Vec3, rest_speed: Real) -> Real {
+    1e-12 * (rest_speed + a.length() + b.length())
 }
 
 /// Return how a body moving at `va` with acceleration `aa` closes on one moving at `vb` with
@@ -277,8 +283,7 @@ pub(crate) fn closing(
     if let Some(approach) = approach_speed(va, vb, n, rest_speed) {
         return Some(approach);
     }
-    let tolerance = 1e-12 * (rest_speed + va.length() + vb.length());
-    let apart = (va - vb).dot(n) > tolerance;
+    let apart = (va - vb).dot(n) > tolerance(va, vb, rest_speed);
     let pressing = -(aa - ab).dot(n);
     let slack = 1e-12 * (aa.length() + ab.length());
     (!apart && pressing > slack).then_some(0.0)
