@@ -177,6 +177,10 @@ pub(super) struct BallMaterial {
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,
+    /// For a ball going straight to the step's end `t1` after a kick, the acceleration paid in
+    /// advance that its supports have not taken: at `now` its velocity holds `owed (t1 - now)`
+    /// not yet earned (see [`Body::owed`]). `None` on a parabola or standing.
+    pub owed: Option<Vec3>,
 }
 
 /// The balls of one step, as arrays.
@@ -249,9 +253,10 @@ impl Balls {
         &mut self.supports[*place as usize]
     }
 
-    /// The ball as the response sees it at `now`, under gravity along `down` (unit, or zero).
-    pub fn response_body(&self, i: usize, now: Real, down: Vec3) -> Body {
+    /// The ball as the response sees it at `now` in a step ending at `t_end`, under `gravity`.
+    pub fn response_body(&self, i: usize, now: Real, t_end: Real, gravity: Vec3) -> Body {
         let material = &self.material[i];
+        let down = gravity.normalize_or_zero();
         // A sleeping ball holds in resting contacts; a busy one holds downwards, and a very
         // busy one, or a busy one without gravity, every way
         let hits = material.resting_hits;
@@ -273,6 +278,10 @@ impl Balls {
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,
+            owed: material.owed.unwrap_or_default() * (t_end - now),
+            paid: material
+                .owed
+                .map_or(Vec3::ZERO, |_| gravity * (t_end - now)),
         }
     }
 
@@ -332,6 +341,7 @@ impl Balls {
         if path.acceleration != Vec3::ZERO {
             path.restart(now);
             path.velocity += path.acceleration * (t_end - now);
+            self.material[i].owed = Some(path.acceleration);
             path.acceleration = Vec3::ZERO;
         }
     }

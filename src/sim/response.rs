@@ -21,6 +21,13 @@
 //! of the step's gravity as a velocity at once (NeHe's kick, from there to the step's end)
 //! and resolves the contact here at the level of velocities, so piles are held by the same
 //! rules with or without gravity.
+//!
+//! That kick pays gravity in advance: until the step's end a kicked ball carries velocity it
+//! has not yet earned ([`Body::owed`]). Impacts and friction act on the earned velocity only,
+//! so that what was paid in advance bounces nothing and rubs nothing, and after each contact a
+//! kicked ball owes its gravity again, less what holds it up takes: a ball sent off its floor
+//! pays gravity on the way up instead of rising unslowed for the rest of the step. So energy
+//! (kinetic, rotational and potential) never rises, with or without friction.
 
 use crate::math::{Real, Vec3};
 
@@ -84,35 +91,13 @@ impl Supports {
         normals[..count].copy_from_slice(&self.normals[..count]);
         normals[count..count + touched].copy_from_slice(&self.touches[..touched]);
         normals[count + touched] = extra;
-        let normals = &normals[..=count + touched];
-        let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
-        if feasible(v) {
-            return v;
-        }
-        // Sets of active constraints, smallest first: the first whose multipliers are all
-        // pushes out and whose answer is feasible meets the optimality conditions of this
-        // convex problem, so it is the projection (Karush-Kuhn-Tucker)
-        let mut active = [Vec3::ZERO; 3];
-        for size in 1..=3 {
-            for subset in 1u32..(1 << normals.len()) {
-                if subset.count_ones() != size {
-                    continue;
-                }
-                let mut k = 0;
-                for (j, &m) in normals.iter().enumerate() {
-                    if subset & (1 << j) != 0 {
-                        active[k] = m;
-                        k += 1;
-                    }
-                }
-                if let Some(u) = remove_along(v, &active[..k])
-                    && feasible(u)
-                {
-                    return u;
-                }
-            }
-        }
-        Vec3::ZERO
+        project_on_cone(v, &normals[..=count + touched])
+    }
+
+    /// Return the velocity closest to `v` that moves into none of the supports (touches left
+    /// out).
+    pub fn project_on_supports(&self, v: Vec3) -> Vec3 {
+        project_on_cone(v, &self.normals[..usize::from(self.count)])
     }
 
     /// Add a support with normal `normal` (towards the body), forgetting the oldest of three.
@@ -130,6 +115,38 @@ impl Supports {
             self.normals[2] = normal;
         }
     }
+}
+
+/// Return the projection of `v` on the cone `{u : u·m >= 0}` of `normals` (at most ten).
+fn project_on_cone(v: Vec3, normals: &[Vec3]) -> Vec3 {
+    let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
+    if feasible(v) {
+        return v;
+    }
+    // Sets of active constraints, smallest first: the first whose multipliers are all
+    // pushes out and whose answer is feasible meets the optimality conditions of this
+    // convex problem, so it is the projection (Karush-Kuhn-Tucker)
+    let mut active = [Vec3::ZERO; 3];
+    for size in 1..=3 {
+        for subset in 1u32..(1 << normals.len()) {
+            if subset.count_ones() != size {
+                continue;
+            }
+            let mut k = 0;
+            for (j, &m) in normals.iter().enumerate() {
+                if subset & (1 << j) != 0 {
+                    active[k] = m;
+                    k += 1;
+                }
+            }
+            if let Some(u) = remove_along(v, &active[..k])
+                && feasible(u)
+            {
+                return u;
+            }
+        }
+    }
+    Vec3::ZERO
 }
 
 /// Return `v` with its components along the span of `active` removed, provided that takes only
@@ -189,6 +206,15 @@ pub(crate) struct Body {
     pub supports: Supports,
     /// Held in resting contacts whatever its supports (see [`Frozen`]).
     pub frozen: Frozen,
+    /// The part of `velocity` paid in advance and not yet earned: a ball going straight to the
+    /// step's end after a kick carries up to `g (t1 - now)` of it, less what its supports
+    /// took. Impacts and friction act on the earned velocity, `velocity - owed`; zero for a
+    /// ball on its parabola and for a static shape.
+    pub owed: Vec3,
+    /// For a ball going straight after a kick, the whole of the gravity paid in advance for the
+    /// rest of the step, `g (t1 - now)`: what it owes again at each contact, less what its
+    /// supports take. Zero otherwise.
+    pub paid: Vec3,
 }
 
 /// How a body holds in resting contacts regardless of its supports.
@@ -240,6 +266,10 @@ pub(crate) struct Response {
     pub spin_a: Vec3,
     /// New angular velocity of the second body.
     pub spin_b: Vec3,
+    /// What the first body's new velocity still owes (see [`Body::owed`]).
+    pub owed_a: Vec3,
+    /// What the second body's new velocity still owes.
+    pub owed_b: Vec3,
     /// The contact was a resting one (slower than the rest speed).
     pub resting: bool,
     /// The first body now rests on the second, which held: it gains the support `n`.
@@ -319,20 +349,76 @@ pub(crate) fn resolve(
     if total <= 0.0 {
         return None;
     }
-    let impulse = (1.0 + e) * approach / total;
-    let mut response = Response {
-        impulse,
-        velocity_a: a.velocity + n * (impulse * wa),
-        velocity_b: b.velocity - n * (impulse * wb),
-        spin_a: a.spin,
-        spin_b: b.spin,
-        resting,
-        a_rests_on_b: false,
-        b_rests_on_a: false,
+    let mut response = if a.paid == Vec3::ZERO && b.paid == Vec3::ZERO {
+        let impulse = (1.0 + e) * approach / total;
+        Response {
+            impulse,
+            velocity_a: a.velocity + n * (impulse * wa),
+            velocity_b: b.velocity - n * (impulse * wb),
+            spin_a: a.spin,
+            spin_b: b.spin,
+            owed_a: Vec3::ZERO,
+            owed_b: Vec3::ZERO,
+            resting,
+            a_rests_on_b: false,
+            b_rests_on_a: false,
+        }
+    } else {
+        // Velocity paid in advance bounces nothing: the impulse is the earned velocities'
+        let (ea, eb) = (a.velocity - a.owed, b.velocity - b.owed);
+        let earned = -(ea - eb).dot(n);
+        let impulse = (1.0 + e) * earned.max(0.0) / total;
+        Response {
+            impulse,
+            velocity_a: ea + n * (impulse * wa),
+            velocity_b: eb - n * (impulse * wb),
+            spin_a: a.spin,
+            spin_b: b.spin,
+            owed_a: Vec3::ZERO,
+            owed_b: Vec3::ZERO,
+            resting,
+            a_rests_on_b: false,
+            b_rests_on_a: false,
+        }
     };
     if friction > 0.0 {
-        rub(&a, &b, n, friction * impulse, &mut response);
+        rub(&a, &b, n, friction * response.impulse, &mut response);
     }
+    if a.paid == Vec3::ZERO && b.paid == Vec3::ZERO {
+        return Some(response);
+    }
+    // Only what holds a ball up takes its gravity here; what the gravity paid in advance still
+    // presses into the other side, the contact takes, inelastically
+    let owe = |body: &Body, earned: Vec3| {
+        if body.paid == Vec3::ZERO {
+            return (earned, Vec3::ZERO);
+        }
+        let earned = body.supports.project_on_supports(earned);
+        let velocity = body.supports.project_on_supports(earned + body.paid);
+        (velocity, velocity - earned)
+    };
+    (response.velocity_a, response.owed_a) = owe(&a, response.velocity_a);
+    (response.velocity_b, response.owed_b) = owe(&b, response.velocity_b);
+    let pressing = -(response.velocity_a - response.velocity_b).dot(n);
+    if pressing > 0.0 {
+        // A side that its supports hold does not yield (shock propagation, as in `hold`)
+        let (ha, hb) = (
+            if a.supports.hold(n) { 0.0 } else { wa },
+            if b.supports.hold(-n) { 0.0 } else { wb },
+        );
+        let (wa, wb) = if ha + hb > 0.0 { (ha, hb) } else { (wa, wb) };
+        let taken = pressing / (wa + wb);
+        response.velocity_a += n * (taken * wa);
+        response.owed_a += n * (taken * wa);
+        response.velocity_b -= n * (taken * wb);
+        response.owed_b -= n * (taken * wb);
+    }
+    // What the contact passed on, at least: the larger normal momentum change
+    let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
+    response.impulse = response
+        .impulse
+        .max(change(response.velocity_a - a.velocity, wa))
+        .max(change(response.velocity_b - b.velocity, wb));
     Some(response)
 }
 
@@ -341,14 +427,16 @@ pub(crate) fn resolve(
 /// inelastic, frictional spheres", 1993).
 ///
 /// With the contact points `r_a = -R_a n` and `r_b = R_b n` from the centres, the slip is the
-/// tangential part `u` of `(v_a + ω_a × r_a) - (v_b + ω_b × r_b)` before the impact. An
+/// tangential part `u` of `(v_a + ω_a × r_a) - (v_b + ω_b × r_b)` before the impact, on the
+/// earned velocities (see [`Body::owed`]). An
 /// impulse `J` on `a` (and `-J` on `b`) perpendicular to `n` changes it by `k J`, with
 /// `k = Σ (1/m + R²/I) = 7/2 Σ 1/m` for solid balls (a static side adds nothing). Sticking
 /// needs `J = -u / k`; Coulomb allows at most `limit = μ J_n`, so beyond it the ball slides:
 /// `J = -limit u / |u|`. Either takes energy away, never adds it.
 fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
     let (ra, rb) = (-n * a.radius, n * b.radius);
-    let slip = (a.velocity + a.spin.cross(ra)) - (b.velocity + b.spin.cross(rb));
+    let (va, vb) = (a.velocity - a.owed, b.velocity - b.owed);
+    let slip = (va + a.spin.cross(ra)) - (vb + b.spin.cross(rb));
     let u = slip - n * slip.dot(n);
     let speed = u.length();
     let k = 3.5 * (a.inverse_mass + b.inverse_mass);
@@ -379,29 +467,53 @@ fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
 /// step, until it rolls (a per-step Coulomb solve: the rolling speed is exact, the moment it
 /// starts to roll is found to within a step).
 fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Real) -> Response {
-    // Each ball stops moving into its supports and into the other, all constraints at once
-    let va = a.supports.project(a.velocity, n);
-    let vb = if b.inverse_mass > 0.0 {
-        b.supports.project(b.velocity, -n)
+    // Each ball stops moving into its supports and into the other, all constraints at once (on
+    // its earned velocity: see `owe`)
+    let stop = |body: &Body, n: Vec3| body.supports.project(body.velocity - body.owed, n);
+    let ea = stop(&a, n);
+    let eb = if b.inverse_mass > 0.0 {
+        stop(&b, -n)
     } else {
         b.velocity
     };
+    // A ball going straight after a kick owes all its gravity again, less what holds it up
+    // takes: a ball sent off its floor pays it, rather than rising unslowed for the rest of
+    // the step
+    let owe = |body: &Body, n: Vec3, earned: Vec3| {
+        if body.paid == Vec3::ZERO {
+            return (earned, Vec3::ZERO);
+        }
+        let earned = body.supports.project(earned, n);
+        let velocity = body.supports.project(earned + body.paid, n);
+        (velocity, velocity - earned)
+    };
     // What the contact passed on: the larger normal momentum change (supports take the rest)
     let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
-    let impulse =
-        change(va - a.velocity, a.inverse_mass).max(change(vb - b.velocity, b.inverse_mass));
+    let impulse = change(owe(&a, n, ea).0 - a.velocity, a.inverse_mass)
+        .max(change(owe(&b, -n, eb).0 - b.velocity, b.inverse_mass));
     let mut response = Response {
         impulse,
-        velocity_a: va,
-        velocity_b: vb,
+        velocity_a: ea,
+        velocity_b: eb,
         spin_a: a.spin,
         spin_b: b.spin,
+        owed_a: Vec3::ZERO,
+        owed_b: Vec3::ZERO,
         resting: true,
         a_rests_on_b: b_held,
         b_rests_on_a: a_held,
     };
     if friction > 0.0 {
-        let (a, b) = (Body { velocity: va, ..a }, Body { velocity: vb, ..b });
+        let a = Body {
+            velocity: ea,
+            owed: Vec3::ZERO,
+            ..a
+        };
+        let b = Body {
+            velocity: eb,
+            owed: Vec3::ZERO,
+            ..b
+        };
         rub(&a, &b, n, friction * impulse, &mut response);
     }
     // A ball rolling or spinning on a shape that holds it up
@@ -409,6 +521,10 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         let slowing = a.rolling * impulse * a.inverse_mass;
         resist_rolling(&mut response, n, a.radius, slowing);
         resist_spinning(&mut response, n, a.radius, slowing);
+    }
+    (response.velocity_a, response.owed_a) = owe(&a, n, response.velocity_a);
+    if b.inverse_mass > 0.0 {
+        (response.velocity_b, response.owed_b) = owe(&b, -n, response.velocity_b);
     }
     response
 }
@@ -453,6 +569,8 @@ mod tests {
             inverse_mass,
             supports: Supports::default(),
             frozen: Frozen::No,
+            owed: Vec3::ZERO,
+            paid: Vec3::ZERO,
         }
     }
 

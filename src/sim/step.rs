@@ -377,7 +377,9 @@ impl Stepper {
         for i in 0..balls.len() {
             let body = &balls.body[i];
             let end = balls.end(i, t_end);
-            let speed = end.distance(balls.start[i]) / dt;
+            // A spinning ball's surface moves: it is not still
+            let turning = body.radius * balls.material[i].spin.length();
+            let speed = (end.distance(balls.start[i]) / dt).max(turning);
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);
             rest.grounded = balls.material[i].supported;
@@ -390,8 +392,12 @@ impl Stepper {
             &self.links,
         );
         for i in 0..balls.len() {
+            // A sleeper holds still, turning no more (held in resting contacts, a turning
+            // sleeper would drive its neighbours by friction while its own change is thrown
+            // away)
             if balls.rest[i].asleep() {
                 balls.restart_with(i, t_end, Vec3::ZERO, Vec3::ZERO);
+                balls.material[i].spin = Vec3::ZERO;
             }
         }
         self.report.stats.sleeping = balls.rest.iter().filter(|r| r.asleep()).count() as u64;

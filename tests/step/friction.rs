@@ -18,8 +18,8 @@ use toibox::hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::{Friction, Mass, Radius, Restitution, combine_friction};
 use toibox::{
-    AngularVelocity, BallDef, BallField, Orientation, Plane, Position, Real, StepConfig, StepError,
-    Stepper, Vec3, Velocity,
+    AngularVelocity, BallDef, BallField, Orientation, Plane, Position, Real, Sleep, StepConfig,
+    StepError, Stepper, Vec3, Velocity,
 };
 
 /// Relative tolerance of the hand-worked outcomes.
@@ -226,12 +226,18 @@ fn rough_box(world: &mut World, wall: Real) {
 
 #[test]
 fn energy_never_rises_in_random_rough_worlds() {
-    for seed in 0..24 {
+    // Without gravity, with gravity down, and with gravity along a random direction
+    for seed in 0..48 {
         let mut rng = Pcg64::seed_from_u64(seed);
-        let gravity = if seed % 2 == 0 {
-            Vec3::ZERO
-        } else {
-            v3(0.0, -9.81, 0.0)
+        let tilted = v3(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let gravity = match seed % 3 {
+            0 => Vec3::ZERO,
+            1 => v3(0.0, -9.81, 0.0),
+            _ => tilted.normalize() * 9.81,
         };
         let mut world = World::new();
         rough_box(&mut world, rng.random_range(0.0..1.5));
@@ -541,4 +547,43 @@ fn a_ball_spinning_in_place_winds_down() {
             assert_eq!(velocity(&world, ball), Vec3::ZERO, "c {c}, step {k}");
         }
     }
+}
+
+/// A ball turning in place on a rough floor is not still: it stays awake while it turns. A
+/// sleeper given a spin wakes, as one given a velocity does (a sleeper that kept turning would
+/// drive its neighbours by friction while its own change was thrown away).
+#[test]
+fn a_turning_ball_stays_awake_and_a_spin_wakes_a_sleeper() {
+    let mut world = World::new();
+    world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(), Friction(0.5)));
+    let ball = BallDef::new(v3(0.0, 0.25, 0.0), 0.25)
+        .friction(0.5)
+        .spin(v3(0.0, 5.0, 0.0))
+        .spawn(&mut world);
+    let asleep = |world: &World| world.get::<&Sleep>(ball).unwrap().asleep();
+    let mut stepper = stepper(v3(0.0, -9.81, 0.0));
+    for _ in 0..180 {
+        stepper.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    assert!(!asleep(&world), "a ball turning in place sleeps");
+    assert_eq!(spin_of(&world, ball), v3(0.0, 5.0, 0.0));
+    // Stopped, it sleeps
+    world.insert_one(ball, AngularVelocity(Vec3::ZERO)).unwrap();
+    for _ in 0..180 {
+        stepper.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    assert!(asleep(&world), "a still ball stays awake");
+    // Set turning across the floor, it wakes and rolls off
+    world
+        .insert_one(ball, AngularVelocity(v3(0.0, 0.0, -4.0)))
+        .unwrap();
+    for _ in 0..30 {
+        stepper.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    assert!(!asleep(&world));
+    assert!(
+        position(&world, ball).x > 0.01,
+        "{}",
+        position(&world, ball)
+    );
 }

@@ -20,9 +20,12 @@
 use crate::common::{position, velocity};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
+use toibox::sim::Restitution;
 use toibox::sim::kinetic_energy;
 use toibox::sim::{Mass, Radius};
-use toibox::{BallDef, Plane, Position, Real, Simulation, StepConfig, StepStats, Vec3, Velocity};
+use toibox::{
+    BallDef, Plane, Position, Real, Simulation, StepConfig, StepStats, Stepper, Vec3, Velocity,
+};
 
 /// The step of every test here: 60 steps per second.
 const DT: Real = 1.0 / 60.0;
@@ -804,5 +807,48 @@ fn a_gas_stepped_with_a_huge_dt_stays_in_its_box() {
                 );
             }
         }
+    }
+}
+
+/// A ball that gravity leans only barely against a wall (a resting contact whose normal is
+/// nearly across gravity) takes the rest of each step's gravity at once, as a kick. That
+/// velocity is paid in advance, not yet earned, and must bounce nothing: landing elastically on
+/// the floor, the ball never rises above where it fell from, at any lean and step.
+#[test]
+fn gravity_paid_in_advance_bounces_nothing() {
+    for (lean, dt) in [(0.01, DT), (0.3, DT), (0.01, 1.0 / 240.0), (0.5, 0.05)] {
+        let gravity = Vec3::new(-lean, -1.0, 0.0).normalize() * G;
+        let mut world = World::new();
+        for (point, normal) in [(Vec3::ZERO, Vec3::Y), (Vec3::new(-1.0, 0.0, 0.0), Vec3::X)] {
+            world.spawn((Plane::new(point, normal).unwrap(), Restitution(1.0)));
+        }
+        let ball = BallDef::new(Vec3::new(-0.75, 1.5, 0.0), 0.25)
+            .restitution(1.0)
+            .spawn(&mut world);
+        let energy = |world: &World| {
+            let (p, v) = (position(world, ball), velocity(world, ball));
+            let m = world.get::<&Mass>(ball).unwrap().0;
+            (
+                0.5 * m * v.length_squared() - m * gravity.dot(p),
+                m * G * 1.5,
+            )
+        };
+        let (start, scale) = energy(&world);
+        let mut stepper = Stepper::new(StepConfig {
+            gravity,
+            ..StepConfig::default()
+        });
+        let mut landings = 0;
+        for step in 0..(3.0 / dt) as usize {
+            let report = stepper.step(&mut world, dt).unwrap();
+            landings += report.events.iter().filter(|e| e.normal == Vec3::Y).count();
+            let (now, _) = energy(&world);
+            assert!(
+                now <= start + 1e-12 * scale,
+                "lean {lean}, dt {dt}, step {step}: energy rose by {:e}",
+                (now - start) / scale
+            );
+        }
+        assert!(landings >= 2, "lean {lean}, dt {dt}: {landings} landings");
     }
 }

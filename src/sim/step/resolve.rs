@@ -29,8 +29,9 @@ impl Stepper {
             self.balls.advance(i, now);
         }
         let ball = self.balls.ball_at(i, now);
-        let down = self.config.gravity.normalize_or_zero();
-        let mut me = self.balls.response_body(i, now, down);
+        let mut me = self
+            .balls
+            .response_body(i, now, self.step_end, self.config.gravity);
 
         let other_ball = match other {
             Other::Ball(j) => Some(j as usize),
@@ -44,7 +45,8 @@ impl Stepper {
                 }
                 (
                     self.balls.ball_at(j, now).proximity(&ball),
-                    self.balls.response_body(j, now, down),
+                    self.balls
+                        .response_body(j, now, self.step_end, self.config.gravity),
                     PairKind::BallBall,
                     self.balls.entity[j],
                     (
@@ -63,6 +65,8 @@ impl Stepper {
                     inverse_mass: 0.0,
                     supports: Supports::EVERYWHERE,
                     frozen: Frozen::Always,
+                    owed: Vec3::ZERO,
+                    paid: Vec3::ZERO,
                 };
                 (
                     s.shape.proximity(&ball),
@@ -99,12 +103,17 @@ impl Stepper {
         let presses = |k: usize, into: Vec3| rests && acceleration(k).dot(into) > 0.0;
         let kick_i = presses(i, -n);
         let kick_j = other_ball.filter(|&j| presses(j, n));
-        let kicked = |k: usize, velocity: Vec3| velocity + acceleration(k) * (self.step_end - now);
+        let rest_of_step = self.step_end - now;
+        let kick = |k: usize, body: &mut Body| {
+            body.owed = acceleration(k) * rest_of_step;
+            body.paid = body.owed;
+            body.velocity += body.owed;
+        };
         if kick_i {
-            me.velocity = kicked(i, me.velocity);
+            kick(i, &mut me);
         }
         if let Some(j) = kick_j {
-            other.velocity = kicked(j, other.velocity);
+            kick(j, &mut other);
         }
         let mu = combine_friction(self.balls.material[i].friction, friction);
         let Some(response) = resolve(me, other, n, (e, mu), self.rest_speed, rests) else {
@@ -142,8 +151,19 @@ impl Stepper {
             }
             !rest.asleep()
         });
+        // What is still owed, as an acceleration paid in advance until the step's end
+        let owed = |owed: Option<Vec3>, velocity: Vec3| {
+            owed.map(|_| {
+                if rest_of_step > 0.0 {
+                    velocity / rest_of_step
+                } else {
+                    Vec3::ZERO
+                }
+            })
+        };
         self.balls.body[i].path.velocity = response.velocity_a;
         self.balls.material[i].spin = response.spin_a;
+        self.balls.material[i].owed = owed(self.balls.material[i].owed, response.owed_a);
         self.balls.bump(i);
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(proximity.normal);
@@ -164,6 +184,7 @@ impl Stepper {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
+                self.balls.material[j].owed = owed(self.balls.material[j].owed, response.owed_b);
                 self.balls.bump(j);
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);
@@ -265,7 +286,9 @@ impl Stepper {
         if still {
             return false;
         }
-        let velocity = self.balls.body[k].path.velocity;
+        // It keeps what it earned: gravity paid in advance for the rest of the step is given back
+        let owed = self.balls.material[k].owed.take().unwrap_or_default();
+        let velocity = self.balls.body[k].path.velocity - owed * (self.step_end - now);
         self.stopped.push((k as u32, velocity));
         let path = &mut self.balls.body[k].path;
         path.velocity = Vec3::ZERO;

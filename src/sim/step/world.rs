@@ -124,6 +124,7 @@ impl Stepper {
                 supports: NONE,
                 resting_hits: 0,
                 supported: false,
+                owed: None,
             });
             balls.counter.push(0);
             balls.hits.push(0);
@@ -133,9 +134,11 @@ impl Stepper {
                 .filter(|_| self.config.sleep.is_some())
                 .unwrap_or_default();
             let mut rest = rest_of(&sleep);
-            // Its velocity, gravity or own components edited: it wakes, its island after the step
+            // Its velocity, spin, gravity or own components edited: it wakes, its island after
+            // the step
             if rest.asleep()
                 && (v.0 != Vec3::ZERO
+                    || checked.spin != Vec3::ZERO
                     || sleep.gravity != self.config.gravity
                     || sleep.written != change::ball(p.0, r.0, m.0, restitution))
             {
@@ -233,6 +236,7 @@ impl Stepper {
             material.supports = NONE;
             material.resting_hits = 0;
             material.supported = false;
+            material.owed = None;
             balls.hits[w] = 0;
             balls.rest[w] = rest_of(&sleep);
             balls.start[w] = p.0;
