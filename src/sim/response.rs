@@ -26,8 +26,8 @@
 //! has not yet earned ([`Body::owed`]). Impacts and friction act on the earned velocity only,
 //! so that what was paid in advance bounces nothing and rubs nothing, and after each contact a
 //! kicked ball owes its gravity again, less what holds it up takes: a ball sent off its floor
-//! pays gravity on the way up instead of rising unslowed for the rest of the step. So energy
-//! (kinetic, rotational and potential) never rises, with or without friction.
+//! pays gravity on the way up instead of rising unslowed for the rest of the step. So gravity
+//! paid in advance adds no energy (kinetic, rotational and potential).
 
 use crate::math::{Real, Vec3};
 
