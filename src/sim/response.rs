@@ -349,42 +349,31 @@ pub(crate) fn resolve(
     if total <= 0.0 {
         return None;
     }
-    let mut response = if a.paid == Vec3::ZERO && b.paid == Vec3::ZERO {
-        let impulse = (1.0 + e) * approach / total;
-        Response {
-            impulse,
-            velocity_a: a.velocity + n * (impulse * wa),
-            velocity_b: b.velocity - n * (impulse * wb),
-            spin_a: a.spin,
-            spin_b: b.spin,
-            owed_a: Vec3::ZERO,
-            owed_b: Vec3::ZERO,
-            resting,
-            a_rests_on_b: false,
-            b_rests_on_a: false,
-        }
-    } else {
-        // Velocity paid in advance bounces nothing: the impulse is the earned velocities'
+    let paid = a.paid != Vec3::ZERO || b.paid != Vec3::ZERO;
+    // Velocity paid in advance bounces nothing: the impulse is the earned velocities'
+    let (va, vb, closing) = if paid {
         let (ea, eb) = (a.velocity - a.owed, b.velocity - b.owed);
-        let earned = -(ea - eb).dot(n);
-        let impulse = (1.0 + e) * earned.max(0.0) / total;
-        Response {
-            impulse,
-            velocity_a: ea + n * (impulse * wa),
-            velocity_b: eb - n * (impulse * wb),
-            spin_a: a.spin,
-            spin_b: b.spin,
-            owed_a: Vec3::ZERO,
-            owed_b: Vec3::ZERO,
-            resting,
-            a_rests_on_b: false,
-            b_rests_on_a: false,
-        }
+        (ea, eb, (-(ea - eb).dot(n)).max(0.0))
+    } else {
+        (a.velocity, b.velocity, approach)
+    };
+    let impulse = (1.0 + e) * closing / total;
+    let mut response = Response {
+        impulse,
+        velocity_a: va + n * (impulse * wa),
+        velocity_b: vb - n * (impulse * wb),
+        spin_a: a.spin,
+        spin_b: b.spin,
+        owed_a: Vec3::ZERO,
+        owed_b: Vec3::ZERO,
+        resting,
+        a_rests_on_b: false,
+        b_rests_on_a: false,
     };
     if friction > 0.0 {
-        rub(&a, &b, n, friction * response.impulse, &mut response);
+        rub(&a, &b, n, friction * impulse, &mut response);
     }
-    if a.paid == Vec3::ZERO && b.paid == Vec3::ZERO {
+    if !paid {
         return Some(response);
     }
     // Only what holds a ball up takes its gravity here; what the gravity paid in advance still
@@ -414,12 +403,22 @@ pub(crate) fn resolve(
         response.owed_b -= n * (taken * wb);
     }
     // What the contact passed on, at least: the larger normal momentum change
-    let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
     response.impulse = response
         .impulse
-        .max(change(response.velocity_a - a.velocity, wa))
-        .max(change(response.velocity_b - b.velocity, wb));
+        .max(passed_on(response.velocity_a - a.velocity, wa, n))
+        .max(passed_on(response.velocity_b - b.velocity, wb, n));
     Some(response)
+}
+
+/// Return the normal impulse that changed by `dv` the velocity of a body of `inverse_mass`
+/// (zero for a static shape), along the contact normal `n`.
+#[inline]
+fn passed_on(dv: Vec3, inverse_mass: Real, n: Vec3) -> Real {
+    if inverse_mass > 0.0 {
+        dv.dot(n).abs() / inverse_mass
+    } else {
+        0.0
+    }
 }
 
 /// Add the tangential impulse of an impact to `response`: Coulomb friction with sticking and
@@ -488,9 +487,11 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         (velocity, velocity - earned)
     };
     // What the contact passed on: the larger normal momentum change (supports take the rest)
-    let change = |dv: Vec3, w: Real| if w > 0.0 { dv.dot(n).abs() / w } else { 0.0 };
-    let impulse = change(owe(&a, n, ea).0 - a.velocity, a.inverse_mass)
-        .max(change(owe(&b, -n, eb).0 - b.velocity, b.inverse_mass));
+    let impulse = passed_on(owe(&a, n, ea).0 - a.velocity, a.inverse_mass, n).max(passed_on(
+        owe(&b, -n, eb).0 - b.velocity,
+        b.inverse_mass,
+        n,
+    ));
     let mut response = Response {
         impulse,
         velocity_a: ea,
