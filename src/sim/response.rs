@@ -217,6 +217,22 @@ pub(crate) struct Body {
     pub paid: Vec3,
 }
 
+impl Body {
+    /// Return the velocity this body leaves a contact with, given its `earned` one, and what of
+    /// it is still owed: a ball going straight after a kick owes all its gravity again, less
+    /// what holds it up takes (`project`, on its supports), so a ball sent off its floor pays it
+    /// rather than rising unslowed for the rest of the step. A body that paid nothing keeps
+    /// `earned` and owes nothing.
+    fn owe(&self, earned: Vec3, project: impl Fn(&Supports, Vec3) -> Vec3) -> (Vec3, Vec3) {
+        if self.paid == Vec3::ZERO {
+            return (earned, Vec3::ZERO);
+        }
+        let earned = project(&self.supports, earned);
+        let velocity = project(&self.supports, earned + self.paid);
+        (velocity, velocity - earned)
+    }
+}
+
 /// How a body holds in resting contacts regardless of its supports.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Frozen {
@@ -378,16 +394,9 @@ pub(crate) fn resolve(
     }
     // Only what holds a ball up takes its gravity here; what the gravity paid in advance still
     // presses into the other side, the contact takes, inelastically
-    let owe = |body: &Body, earned: Vec3| {
-        if body.paid == Vec3::ZERO {
-            return (earned, Vec3::ZERO);
-        }
-        let earned = body.supports.project_on_supports(earned);
-        let velocity = body.supports.project_on_supports(earned + body.paid);
-        (velocity, velocity - earned)
-    };
-    (response.velocity_a, response.owed_a) = owe(&a, response.velocity_a);
-    (response.velocity_b, response.owed_b) = owe(&b, response.velocity_b);
+    let on_supports = |s: &Supports, v: Vec3| s.project_on_supports(v);
+    (response.velocity_a, response.owed_a) = a.owe(response.velocity_a, on_supports);
+    (response.velocity_b, response.owed_b) = b.owe(response.velocity_b, on_supports);
     let pressing = -(response.velocity_a - response.velocity_b).dot(n);
     if pressing > 0.0 {
         // A side that its supports hold does not yield (shock propagation, as in `hold`)
@@ -467,7 +476,7 @@ fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
 /// starts to roll is found to within a step).
 fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Real) -> Response {
     // Each ball stops moving into its supports and into the other, all constraints at once (on
-    // its earned velocity: see `owe`)
+    // its earned velocity: see `Body::owe`)
     let stop = |body: &Body, n: Vec3| body.supports.project(body.velocity - body.owed, n);
     let ea = stop(&a, n);
     let eb = if b.inverse_mass > 0.0 {
@@ -476,15 +485,9 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         b.velocity
     };
     // A ball going straight after a kick owes all its gravity again, less what holds it up
-    // takes: a ball sent off its floor pays it, rather than rising unslowed for the rest of
-    // the step
+    // (its supports, touches and the other) takes
     let owe = |body: &Body, n: Vec3, earned: Vec3| {
-        if body.paid == Vec3::ZERO {
-            return (earned, Vec3::ZERO);
-        }
-        let earned = body.supports.project(earned, n);
-        let velocity = body.supports.project(earned + body.paid, n);
-        (velocity, velocity - earned)
+        body.owe(earned, |s: &Supports, v: Vec3| s.project(v, n))
     };
     // What the contact passed on: the larger normal momentum change (supports take the rest)
     let impulse = passed_on(owe(&a, n, ea).0 - a.velocity, a.inverse_mass, n).max(passed_on(
