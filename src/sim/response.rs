@@ -489,9 +489,10 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
     let owe = |body: &Body, n: Vec3, earned: Vec3| {
         body.owe(earned, |s: &Supports, v: Vec3| s.project(v, n))
     };
+    let (left_a, left_b) = (owe(&a, n, ea), owe(&b, -n, eb));
     // What the contact passed on: the larger normal momentum change (supports take the rest)
-    let impulse = passed_on(owe(&a, n, ea).0 - a.velocity, a.inverse_mass, n).max(passed_on(
-        owe(&b, -n, eb).0 - b.velocity,
+    let impulse = passed_on(left_a.0 - a.velocity, a.inverse_mass, n).max(passed_on(
+        left_b.0 - b.velocity,
         b.inverse_mass,
         n,
     ));
@@ -526,9 +527,17 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
         resist_rolling(&mut response, n, a.radius, slowing);
         resist_spinning(&mut response, n, a.radius, slowing);
     }
-    (response.velocity_a, response.owed_a) = owe(&a, n, response.velocity_a);
+    // A velocity that friction and rolling resistance left as it was owes what it did above
+    let again = |body: &Body, n: Vec3, velocity: Vec3, stopped: Vec3, left: (Vec3, Vec3)| {
+        if velocity == stopped {
+            left
+        } else {
+            owe(body, n, velocity)
+        }
+    };
+    (response.velocity_a, response.owed_a) = again(&a, n, response.velocity_a, ea, left_a);
     if b.inverse_mass > 0.0 {
-        (response.velocity_b, response.owed_b) = owe(&b, -n, response.velocity_b);
+        (response.velocity_b, response.owed_b) = again(&b, -n, response.velocity_b, eb, left_b);
     }
     response
 }
