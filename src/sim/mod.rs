@@ -11,6 +11,7 @@
 mod bodies;
 mod calendar;
 mod change;
+mod cluster;
 mod components;
 mod config;
 mod events;

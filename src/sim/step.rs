@@ -66,6 +66,7 @@
 //! of the step's time; energy and momentum are untouched. [`StepStats::events_cap_hits`] counts
 //! the contacts held and [`StepStats::stopped`] the balls that stopped.
 
+mod cluster;
 mod predict;
 use predict::Asking;
 mod resolve;
@@ -205,6 +206,8 @@ pub struct Stepper {
     sleepers: Vec<Sleeper>,
     /// Per ball, the size of the island it sleeps in at the end of the step.
     island_size: Vec<u32>,
+    /// Scratch of the projection of resting clusters.
+    clusters: cluster::Clusters,
 }
 
 /// A ball of a sleeping island (asleep, or woken in this step) as its `Sleep` recorded it.
@@ -291,6 +294,9 @@ impl Stepper {
             let width = if keep_paths { dt } else { 0.0 };
             self.calendar.clear(width, 2 * self.balls.len());
             self.build_broadphase(dt, keep_paths);
+            if gravity != Vec3::ZERO {
+                self.project_resting(t0, t1);
+            }
             self.predict_all(t0, horizon, strategy);
         }
 

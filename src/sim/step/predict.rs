@@ -52,6 +52,20 @@ impl Stepper {
             self.held[i] = NEVER;
         }
         let mut found = std::mem::take(&mut self.found);
+        self.candidates(i, &mut found);
+        self.ask_all(i, &mut found, now, t_end, strategy, first, except);
+        self.found = found;
+        if asking != Asking::Again {
+            for g in self.neighbours.grids_of(i) {
+                self.schedule_crossing(i, g, now, t_end);
+            }
+        }
+    }
+
+    /// Put into `found` what ball `i` may meet in the step: the balls and statics in the cells
+    /// around it, the roaming balls and the statics asked about everywhere (a roaming ball:
+    /// everything). Unsorted; a ball may be listed twice.
+    pub(super) fn candidates(&mut self, i: usize, found: &mut Vec<Other>) {
         found.clear();
         if self.neighbours.roams(i) {
             found.extend(
@@ -67,13 +81,6 @@ impl Stepper {
             }
             found.extend(self.neighbours.roaming.iter().map(|&j| Other::Ball(j)));
             found.extend(self.neighbours.everywhere.iter().map(|&k| Other::Static(k)));
-        }
-        self.ask_all(i, &mut found, now, t_end, strategy, first, except);
-        self.found = found;
-        if asking != Asking::Again {
-            for g in self.neighbours.grids_of(i) {
-                self.schedule_crossing(i, g, now, t_end);
-            }
         }
     }
 

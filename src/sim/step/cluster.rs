@@ -1,0 +1,334 @@
+//! Resting clusters at the step's start: the balls that touch each other or a static shape,
+//! given the step's gravity and projected together on the cone of their contacts (see
+//! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
+//! forces hold moves.
+
+use super::Stepper;
+use crate::geometry::{Ball, Shape};
+use crate::math::{Real, Vec3};
+use crate::sim::bodies::permute;
+use crate::sim::calendar::Other;
+use crate::sim::cluster::{Contact, project_cluster};
+use crate::sim::events::CollisionEvent;
+use crate::toi::PairKind;
+
+/// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
+/// or a static shape. A wider gap may close in the step (see [`Contact::closing`]): a ball
+/// sliding over a curved surface on its straight path leaves it by `(v dt)² / 2R`, which this
+/// keeps in the contact at any speed slower than the rest speed.
+const NEAR: Real = 1e-2;
+
+/// Gaps and overlaps, relative to the radii, within the rounding of positions: a touch.
+const ROUNDING: Real = 1e-12;
+
+/// Balls of an island at most for it to be projected: larger ones are left to the resting
+/// contacts of the event loop, as before.
+const MAX_ISLAND: u32 = 32;
+
+/// Sweeps of a projection at most: what it leaves closing is met as resting contacts in the
+/// event loop.
+const SWEEPS: usize = 64;
+
+/// The closing speed, relative to the rest speed, below which a projection has met a contact:
+/// half of what the event loop counts as no approach (see `response::approach_speed`).
+const MET: Real = 0.5e-12;
+
+/// Scratch of the projection of resting clusters.
+#[derive(Debug, Default)]
+pub(super) struct Clusters {
+    /// Per ball, its place in the projection, or [`NONE`].
+    place: Vec<u32>,
+    /// The balls of the projection, by place: gathered indices.
+    balls: Vec<u32>,
+    /// Per place: the velocity projected without gravity (what the ball has earned), and with
+    /// the step's gravity.
+    earned: Vec<Vec3>,
+    velocity: Vec<Vec3>,
+    inverse_mass: Vec<Real>,
+    /// Per place, the ball takes its projected velocity (a contact pushes it).
+    held: Vec<bool>,
+    contacts: Vec<Contact>,
+    /// What each contact is with, as the calendar names it.
+    others: Vec<Other>,
+    impulse: Vec<Real>,
+    /// Union-find over the places, and the size of each island at its root.
+    parent: Vec<u32>,
+    size: Vec<u32>,
+    /// The islands projected, as ranges of `contacts`.
+    islands: Vec<(usize, usize)>,
+    found: Vec<Other>,
+    order: Vec<u32>,
+    done: Vec<u64>,
+}
+
+/// No place.
+const NONE: u32 = u32::MAX;
+
+/// Return the root of place `k`'s island, halving the path on the way.
+fn find(parent: &mut [u32], mut k: usize) -> u32 {
+    while parent[k] as usize != k {
+        parent[k] = parent[parent[k] as usize];
+        k = parent[k] as usize;
+    }
+    k as u32
+}
+
+impl Stepper {
+    /// Project the resting clusters of the step's start (at `t0`, ending at `t1`), under
+    /// gravity: every ball awake without friction, rolling resistance or spin that is near
+    /// another such ball, a sleeper or a static shape, and does not close on it faster than the
+    /// rest speed even after a step of gravity. Islands of at most [`MAX_ISLAND`] balls.
+    ///
+    /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
+    /// the step's gravity added, again. A ball that a contact then pushes takes that velocity at
+    /// once and goes straight to the step's end (NeHe's kick), owing the difference as a kicked
+    /// ball does (see `response::Body::owed`); the others keep their parabolas, with the earned
+    /// velocity. Sleepers and statics do not yield. Each contact that pushes is reported as a
+    /// collision at the step's start, and holds its ball up as a resting contact of the event
+    /// loop would (supports, sleep).
+    pub(super) fn project_resting(&mut self, t0: Real, t1: Real) {
+        let mut c = std::mem::take(&mut self.clusters);
+        self.find_resting_contacts(&mut c, t1 - t0);
+        if !c.contacts.is_empty() {
+            self.order_islands(&mut c);
+            self.project_islands(&mut c, t1 - t0);
+            self.apply_projection(&mut c, t1 - t0);
+        }
+        self.clusters = c;
+    }
+
+    /// Return true when ball `i` takes part in the projection.
+    fn takes_part(&self, i: usize) -> bool {
+        let m = &self.balls.material[i];
+        !self.balls.rest[i].asleep()
+            && m.inverse_mass > 0.0
+            && m.friction == 0.0
+            && m.rolling_resistance == 0.0
+            && m.spin == Vec3::ZERO
+    }
+
+    /// List the contacts of the balls that take part, each pair once, through the grids.
+    fn find_resting_contacts(&mut self, c: &mut Clusters, dt: Real) {
+        let n = self.balls.len();
+        c.place.clear();
+        c.place.resize(n, NONE);
+        c.balls.clear();
+        c.contacts.clear();
+        c.others.clear();
+        let mut found = std::mem::take(&mut c.found);
+        for i in 0..n {
+            if !self.takes_part(i) {
+                continue;
+            }
+            self.candidates(i, &mut found);
+            found.sort_unstable();
+            found.dedup();
+            let balls = &self.balls;
+            let (at, radius) = (balls.start[i], balls.body[i].radius);
+            // Where it will be going at the step's end, on its parabola
+            let path = &balls.body[i].path;
+            let ending = path.velocity + path.acceleration * dt;
+            for &other in &found {
+                let (normal, gap, other_ending, b, reach) = match other {
+                    Other::Ball(j) => {
+                        let j = j as usize;
+                        // Each pair of balls that both take part once, from the lower index
+                        let part = self.takes_part(j);
+                        let asleep = balls.rest[j].asleep();
+                        if j == i || (part && j < i) || !(part || asleep) {
+                            continue;
+                        }
+                        let (to, its) = (balls.start[j], balls.body[j].radius);
+                        let d = at - to;
+                        let length = d.length();
+                        if length == 0.0 {
+                            continue;
+                        }
+                        let path = &balls.body[j].path;
+                        let b = (!asleep).then_some(j);
+                        let other_ending = path.velocity + path.acceleration * dt;
+                        (
+                            d / length,
+                            length - (radius + its),
+                            other_ending,
+                            b,
+                            radius + its,
+                        )
+                    }
+                    Other::Static(k) => {
+                        let shape = &self.statics[k as usize].shape;
+                        let p = shape.proximity(&Ball::new(at, radius));
+                        (p.normal, p.distance, Vec3::ZERO, None, radius)
+                    }
+                };
+                // Near, not overlapping (a contact of the event loop pushes an overlap apart),
+                // and slower than the rest speed after a step of gravity (a faster one bounces)
+                if gap > NEAR * reach
+                    || gap < -ROUNDING * reach
+                    || -(ending - other_ending).dot(normal) > self.rest_speed
+                {
+                    continue;
+                }
+                let mut place = |k: usize| {
+                    if c.place[k] == NONE {
+                        c.place[k] = c.balls.len() as u32;
+                        c.balls.push(k as u32);
+                    }
+                    c.place[k] as usize
+                };
+                let a = place(i);
+                let b = b.map(place);
+                // A gap may close by the step's end, to within rounding (so that no query
+                // finds the pair meeting at the end); one within rounding is a touch
+                let closing = if gap > ROUNDING * reach {
+                    (gap - 0.5 * ROUNDING * reach) / dt
+                } else {
+                    0.0
+                };
+                c.contacts.push(Contact {
+                    a,
+                    b,
+                    normal,
+                    closing,
+                });
+                c.others.push(other);
+            }
+        }
+        c.found = found;
+    }
+
+    /// Join the places into islands by their ball-ball contacts, and order the contacts island
+    /// by island, each bottom up (a sweep then carries a load down a stack in one go). The
+    /// islands small enough to be projected go into `c.islands`.
+    fn order_islands(&mut self, c: &mut Clusters) {
+        let m = c.balls.len();
+        c.parent.clear();
+        c.parent.extend(0..m as u32);
+        for k in 0..c.contacts.len() {
+            if let Some(b) = c.contacts[k].b {
+                let (x, y) = (find(&mut c.parent, c.contacts[k].a), find(&mut c.parent, b));
+                c.parent[x.max(y) as usize] = x.min(y);
+            }
+        }
+        c.size.clear();
+        c.size.resize(m, 0);
+        for k in 0..m {
+            let root = find(&mut c.parent, k);
+            c.parent[k] = root;
+            c.size[root as usize] += 1;
+        }
+        let (balls, up) = (&self.balls, -self.config.gravity);
+        let (parent, place_of, contacts) = (&c.parent, &c.balls, &c.contacts);
+        let height = |k: &Contact| balls.start[place_of[k.a] as usize].dot(up);
+        c.order.clear();
+        c.order.extend(0..contacts.len() as u32);
+        c.order.sort_by(|&x, &y| {
+            let (x, y) = (&contacts[x as usize], &contacts[y as usize]);
+            (parent[x.a].cmp(&parent[y.a])).then(height(x).total_cmp(&height(y)))
+        });
+        permute(&mut c.contacts, &c.order, &mut c.done);
+        permute(&mut c.others, &c.order, &mut c.done);
+        c.islands.clear();
+        let mut from = 0;
+        while from < c.contacts.len() {
+            let root = c.parent[c.contacts[from].a];
+            let to = from
+                + c.contacts[from..]
+                    .iter()
+                    .take_while(|k| c.parent[k.a] == root)
+                    .count();
+            if c.size[root as usize] <= MAX_ISLAND {
+                c.islands.push((from, to));
+            }
+            from = to;
+        }
+    }
+
+    /// Project each island's velocities: without gravity (what each ball has earned), then
+    /// with a step of it.
+    fn project_islands(&mut self, c: &mut Clusters, dt: Real) {
+        let balls = &self.balls;
+        c.earned.clear();
+        c.earned.extend(
+            c.balls
+                .iter()
+                .map(|&i| balls.body[i as usize].path.velocity),
+        );
+        c.inverse_mass.clear();
+        c.inverse_mass.extend(
+            c.balls
+                .iter()
+                .map(|&i| balls.material[i as usize].inverse_mass),
+        );
+        c.impulse.clear();
+        c.impulse.resize(c.contacts.len(), 0.0);
+        let settle = (SWEEPS, MET * self.rest_speed);
+        for &(from, to) in &c.islands {
+            let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
+            project_cluster(&mut c.earned, &c.inverse_mass, contacts, impulse, settle);
+        }
+        let fall = self.config.gravity * dt;
+        c.velocity.clear();
+        c.velocity.extend(c.earned.iter().map(|&v| v + fall));
+        c.impulse.fill(0.0);
+        for &(from, to) in &c.islands {
+            let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
+            project_cluster(&mut c.velocity, &c.inverse_mass, contacts, impulse, settle);
+        }
+    }
+
+    /// Give the balls of the projected islands their velocities, and note each contact that
+    /// pushes: a collision at the step's start, a link for sleep, and for a static shape or a
+    /// sleeper a support.
+    fn apply_projection(&mut self, c: &mut Clusters, dt: Real) {
+        c.held.clear();
+        c.held.resize(c.balls.len(), false);
+        for &(from, to) in &c.islands {
+            for k in from..to {
+                let (contact, impulse) = (c.contacts[k], c.impulse[k]);
+                if impulse <= 0.0 {
+                    continue;
+                }
+                c.held[contact.a] = true;
+                let i = c.balls[contact.a] as usize;
+                if let Some(b) = contact.b {
+                    c.held[b] = true;
+                } else {
+                    self.balls.material[i].supported = true;
+                    self.balls.supports_mut(i).add(contact.normal);
+                }
+                let (entity, kind) = match c.others[k] {
+                    Other::Ball(j) => {
+                        self.links.push((i as u32, j));
+                        (self.balls.entity[j as usize], PairKind::BallBall)
+                    }
+                    Other::Static(s) => {
+                        let s = &self.statics[s as usize];
+                        (s.entity, s.shape.kind())
+                    }
+                };
+                self.report.stats.count(kind);
+                self.report.events.push(CollisionEvent {
+                    a: self.balls.entity[i],
+                    b: entity,
+                    kind,
+                    time: 0.0,
+                    point: self.balls.start[i] - contact.normal * self.balls.body[i].radius,
+                    normal: contact.normal,
+                    impulse,
+                });
+            }
+        }
+        for (k, &i) in c.balls.iter().enumerate() {
+            let i = i as usize;
+            let path = &mut self.balls.body[i].path;
+            if c.held[k] {
+                path.velocity = c.velocity[k];
+                path.acceleration = Vec3::ZERO;
+                self.balls.material[i].owed = Some((c.velocity[k] - c.earned[k]) / dt);
+            } else {
+                path.velocity = c.earned[k];
+            }
+        }
+    }
+}
