@@ -177,10 +177,14 @@ pub(super) struct BallMaterial {
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,
-    /// For a ball going straight to the step's end `t1` after a kick, the acceleration paid in
-    /// advance that its supports have not taken: at `now` its velocity holds `owed (t1 - now)`
-    /// not yet earned (see [`Body::owed`]). `None` on a parabola or standing.
-    pub owed: Option<Vec3>,
+    /// The acceleration paid in advance that its supports have not taken, until the step's end
+    /// `t1`: at `now` its velocity holds `owed (t1 - now)` not yet earned (see [`Body::owed`]).
+    /// Gravity, for a kicked ball; what another's prepaid gravity pushed into it, for a ball
+    /// pushed along; zero for a ball that owes nothing.
+    pub owed: Vec3,
+    /// It took the rest of the step's gravity as a velocity (a kick), and goes straight: it
+    /// owes its gravity again after each contact.
+    pub kicked: bool,
 }
 
 /// The balls of one step, as arrays.
@@ -278,10 +282,13 @@ impl Balls {
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,
-            owed: material.owed.unwrap_or_default() * (t_end - now),
-            paid: material
-                .owed
-                .map_or(Vec3::ZERO, |_| gravity * (t_end - now)),
+            owed: material.owed * (t_end - now),
+            // A pushed ball owes again only what it was pushed with
+            paid: if material.kicked {
+                gravity
+            } else {
+                material.owed
+            } * (t_end - now),
         }
     }
 
@@ -341,7 +348,9 @@ impl Balls {
         if path.acceleration != Vec3::ZERO {
             path.restart(now);
             path.velocity += path.acceleration * (t_end - now);
-            self.material[i].owed = Some(path.acceleration);
+            let material = &mut self.material[i];
+            material.owed += path.acceleration;
+            material.kicked = true;
             path.acceleration = Vec3::ZERO;
         }
     }

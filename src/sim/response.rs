@@ -26,8 +26,9 @@
 //! has not yet earned ([`Body::owed`]). Impacts and friction act on the earned velocity only,
 //! so that what was paid in advance bounces nothing and rubs nothing, and after each contact a
 //! kicked ball owes its gravity again, less what holds it up takes: a ball sent off its floor
-//! pays gravity on the way up instead of rising unslowed for the rest of the step. So gravity
-//! paid in advance adds no energy (kinetic, rotational and potential).
+//! pays gravity on the way up instead of rising unslowed for the rest of the step. A ball that
+//! another's prepaid gravity pushes along owes what it was pushed with, as the pusher does.
+//! So gravity paid in advance adds no energy (kinetic, rotational and potential).
 
 use crate::math::{Real, Vec3};
 
@@ -218,12 +219,13 @@ pub(crate) struct Body {
     pub frozen: Frozen,
     /// The part of `velocity` paid in advance and not yet earned: a ball going straight to the
     /// step's end after a kick carries up to `g (t1 - now)` of it, less what its supports
-    /// took. Impacts and friction act on the earned velocity, `velocity - owed`; zero for a
-    /// ball on its parabola and for a static shape.
+    /// took, and a ball pushed along by another's prepaid gravity what it was pushed with.
+    /// Impacts and friction act on the earned velocity, `velocity - owed`; zero for a ball
+    /// that owes nothing and for a static shape.
     pub owed: Vec3,
-    /// For a ball going straight after a kick, the whole of the gravity paid in advance for the
-    /// rest of the step, `g (t1 - now)`: what it owes again at each contact, less what its
-    /// supports take. Zero otherwise.
+    /// What it owes again after each contact, less what its supports take: for a ball going
+    /// straight after a kick, the whole of the gravity paid in advance for the rest of the
+    /// step, `g (t1 - now)`; for a ball pushed along, its `owed`. Zero otherwise.
     pub paid: Vec3,
 }
 
@@ -407,7 +409,11 @@ pub(crate) fn resolve(
     let on_supports = |s: &Supports, v: Vec3| s.project_on_supports(v);
     (response.velocity_a, response.owed_a) = a.owe(response.velocity_a, on_supports);
     (response.velocity_b, response.owed_b) = b.owe(response.velocity_b, on_supports);
-    let pressing = -(response.velocity_a - response.velocity_b).dot(n);
+    // Only the paid gravity's part: an approach that comes from the supports taking earned
+    // velocity is a new contact, met as one (taking it here would make the other side follow
+    // a held ball sliding along its support, from nothing)
+    let pressing = (-(response.velocity_a - response.velocity_b).dot(n))
+        .min(-(response.owed_a - response.owed_b).dot(n));
     if pressing > 0.0 {
         // A side that its supports hold does not yield (shock propagation, as in `hold`)
         let (ha, hb) = (
@@ -494,9 +500,12 @@ fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Rea
     } else {
         b.velocity
     };
+    // What friction turned into a ball's supports, touches or the other, they take (a ball
+    // wedged between rough neighbours is otherwise rubbed from one into the next for ever).
     // A ball going straight after a kick owes all its gravity again, less what holds it up
     // (its supports, touches and the other) takes
     let owe = |body: &Body, n: Vec3, earned: Vec3| {
+        let earned = body.supports.project(earned, n);
         body.owe(earned, |s: &Supports, v: Vec3| s.project(v, n))
     };
     let (left_a, left_b) = (owe(&a, n, ea), owe(&b, -n, eb));

@@ -5,7 +5,8 @@
 //! coefficients (velocity and spin to 1e-9); the sticking regime, where the contact point
 //! stops slipping (a spinning ball dropped on a rough floor leaps sideways); two balls in the
 //! sliding regime; the combine rule (geometric mean); a ball that gains spin gets the
-//! components; energy (kinetic, rotational and potential) never rises in random rough worlds;
+//! components; energy (kinetic, rotational and potential) never rises in random rough worlds,
+//! nor in harsher ones (mixed sizes and masses, a log and a slope, any gravity and step);
 //! friction 0 steps bit for bit as without the components. On a surface (a per-step Coulomb
 //! solve): a ball launched along a rough floor slides, slowed by `μ g`, and rolls at 5/7 of
 //! its speed; with spin it ends at `(5 v0 - 2 r ω)/7` (draw, follow and natural roll); rolling
@@ -18,8 +19,8 @@ use toibox::hecs::{Entity, World};
 use toibox::scene::random_block;
 use toibox::sim::{Friction, Mass, Radius, Restitution, combine_friction};
 use toibox::{
-    AngularVelocity, BallDef, BallField, Orientation, Plane, Position, Real, Sleep, StepConfig,
-    StepError, Stepper, Vec3, Velocity,
+    AngularVelocity, BallDef, BallField, CappedCylinder, ConvexPolygon, Cylinder, Orientation,
+    Plane, Position, Real, Sleep, StepConfig, StepError, Stepper, Vec3, Velocity,
 };
 
 /// Relative tolerance of the hand-worked outcomes.
@@ -214,6 +215,31 @@ fn energy(world: &World, gravity: Vec3) -> (Real, Real) {
         .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
+/// Step `world` by `dt` under `gravity`, checking that its energy (kinetic, rotational and
+/// potential) did not rise beyond rounding and that nothing ended overlapping; return the
+/// number of contacts met. `what` names the step in a failure.
+fn step_losing_energy(
+    stepper: &mut Stepper,
+    world: &mut World,
+    gravity: Vec3,
+    dt: Real,
+    what: &str,
+) -> usize {
+    let (before, scale) = energy(world, gravity);
+    let report = stepper.step(world, dt).unwrap();
+    let (after, _) = energy(world, gravity);
+    assert!(
+        after <= before + 1e-12 * scale,
+        "{what}: energy rose from {before} to {after}"
+    );
+    assert!(
+        report.stats.max_penetration <= 1e-9,
+        "{what}: {:?}",
+        report.stats
+    );
+    report.events.len()
+}
+
 /// A closed box of half-size 1 whose walls have friction `wall`.
 fn rough_box(world: &mut World, wall: Real) {
     for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
@@ -256,20 +282,92 @@ fn energy_never_rises_in_random_rough_worlds() {
         let mut stepper = stepper(gravity);
         let mut rubbed = false;
         for step in 0..150 {
-            let (before, scale) = energy(&world, gravity);
-            let report = stepper.step(&mut world, 1.0 / 60.0).unwrap();
-            rubbed |= !report.events.is_empty();
-            let (after, _) = energy(&world, gravity);
-            assert!(
-                after <= before + 1e-12 * scale,
-                "seed {seed}, step {step}: energy rose from {before} to {after}"
-            );
-            assert!(
-                report.stats.max_penetration <= 1e-9,
-                "seed {seed}, step {step}"
-            );
+            let what = format!("seed {seed}, step {step}");
+            rubbed |= step_losing_energy(&mut stepper, &mut world, gravity, 1.0 / 60.0, &what) > 0;
         }
         assert!(rubbed, "seed {seed}: nothing met");
+    }
+}
+
+/// A harsher random world: 30 balls of radii 0.03 to 0.12 and masses 0.1 to 10, at speeds up
+/// to 6 with spins up to 20 rad/s, rough (0 to 1.5) and bouncy (0 to 1), half of them with
+/// rolling resistance, in the rough box with a log and a slope across the lower half, under a
+/// gravity of 1 to 20 along a random direction (along -z for a third), stepped with steps of
+/// 1/60, 1/30, 1/240, 0.05 or 0.2 for 2.5 time units.
+fn harsh_world(seed: u64) -> (World, Vec3, Real) {
+    let mut rng = Pcg64::seed_from_u64(seed + 7_000);
+    let dir = v3(
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+    )
+    .normalize();
+    let gravity = if seed % 3 == 0 {
+        v3(0.0, 0.0, -9.81)
+    } else {
+        dir * rng.random_range(1.0..20.0)
+    };
+    let dt = [1.0 / 60.0, 1.0 / 30.0, 1.0 / 240.0, 0.05, 0.2][(seed % 5) as usize];
+    let mut world = World::new();
+    rough_box(&mut world, rng.random_range(0.0..1.5));
+    let log = CappedCylinder::new(v3(-0.9, -0.5, 0.0), v3(0.9, -0.5, 0.2), 0.12).unwrap();
+    world.spawn((Cylinder::from(log), Friction(rng.random_range(0.0..1.0))));
+    let slope = ConvexPolygon::new(vec![
+        v3(-0.9, -0.2, -0.9),
+        v3(0.9, -0.2, -0.9),
+        v3(0.9, -0.6, -0.2),
+        v3(-0.9, -0.6, -0.2),
+    ])
+    .unwrap();
+    world.spawn((slope, Friction(rng.random_range(0.0..1.0))));
+    let mut placed: Vec<(Vec3, Real)> = Vec::new();
+    while placed.len() < 30 {
+        let r = rng.random_range(0.03..0.12);
+        let p = v3(
+            rng.random_range(-1.0 + r..1.0 - r),
+            rng.random_range(r..1.0 - r),
+            rng.random_range(-1.0 + r..1.0 - r),
+        );
+        if placed.iter().all(|(q, s)| q.distance(p) >= r + s) {
+            placed.push((p, r));
+        }
+    }
+    for (p, r) in placed {
+        let v = v3(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        ) * rng.random_range(0.0..6.0);
+        let spin = v3(
+            rng.random_range(-20.0..20.0),
+            rng.random_range(-20.0..20.0),
+            rng.random_range(-20.0..20.0),
+        );
+        BallDef::new(p, r)
+            .velocity(v)
+            .mass(rng.random_range(0.1..10.0))
+            .friction(rng.random_range(0.0..1.5))
+            .restitution(rng.random_range(0.0..1.0))
+            .rolling_resistance(if seed % 2 == 0 {
+                0.0
+            } else {
+                rng.random_range(0.0..0.05)
+            })
+            .spin(spin)
+            .spawn(&mut world);
+    }
+    (world, gravity, dt)
+}
+
+#[test]
+fn energy_never_rises_in_harsh_random_worlds() {
+    for seed in 0..160 {
+        let (mut world, gravity, dt) = harsh_world(seed);
+        let mut stepper = stepper(gravity);
+        for step in 0..(2.5 / dt) as usize {
+            let what = format!("seed {seed}, step {step}");
+            step_losing_energy(&mut stepper, &mut world, gravity, dt, &what);
+        }
     }
 }
 

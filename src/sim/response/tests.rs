@@ -1,3 +1,5 @@
+//! The response's rules against worked values, and the faults they mend.
+
 use super::*;
 
 fn body(velocity: Vec3, inverse_mass: Real) -> Body {
@@ -140,4 +142,67 @@ fn a_support_holds_only_against_pushes_into_it() {
     let r = resolve(pusher, resting, -Vec3::X, (1.0, 0.0), 0.1, false).unwrap();
     assert!(!r.a_rests_on_b && !r.b_rests_on_a);
     assert!((r.velocity_a.x - 0.005).abs() < 1e-15 && (r.velocity_b.x - 0.005).abs() < 1e-15);
+}
+
+/// Kinetic energy of a body (zero for a static shape), its spin a solid ball's.
+fn energy(velocity: Vec3, spin: Vec3, b: &Body) -> Real {
+    if b.inverse_mass == 0.0 {
+        return 0.0;
+    }
+    let m = 1.0 / b.inverse_mass;
+    0.5 * m * velocity.length_squared() + 0.2 * m * b.radius * b.radius * spin.length_squared()
+}
+
+#[test]
+fn friction_in_a_resting_contact_turns_no_ball_into_its_supports() {
+    // b lies on a floor against a wall on its -x side; a rests on it from above, spinning
+    // so that its rub drives b towards the wall
+    let mut b_sees = Supports::default();
+    b_sees.add(Vec3::Y);
+    b_sees.touch(Vec3::X);
+    let a = Body {
+        spin: Vec3::new(0.0, 0.0, -5.0),
+        ..body(Vec3::new(0.0, -0.01, 0.0), 1.0)
+    };
+    let b = Body {
+        supports: b_sees,
+        ..body(Vec3::ZERO, 1.0)
+    };
+    let r = resolve(a, b, Vec3::Y, (0.0, 0.8), 0.1, false).unwrap();
+    assert!(r.resting && r.a_rests_on_b);
+    assert!(r.velocity_b.dot(Vec3::X) >= -1e-12, "{}", r.velocity_b);
+    let before = energy(a.velocity, a.spin, &a) + energy(b.velocity, b.spin, &b);
+    let after = energy(r.velocity_a, r.spin_a, &a) + energy(r.velocity_b, r.spin_b, &b);
+    assert!(after <= before, "{before} -> {after}");
+}
+
+#[test]
+fn a_held_ball_sliding_into_its_support_sweeps_nothing_along() {
+    // b slides along a ceiling at 5 (gravity presses it up into it: a kick paid for the
+    // rest of the step); a heavy ball at rest below and behind it is struck. The impulse
+    // pushes b into the ceiling, which takes that part: no reason for a to follow b. Held
+    // to the ceiling, b moves only along x, so a leaves at most as fast as from a b of
+    // inverse mass `w_b n_x²` along the normal, the three-body answer.
+    let mut ceiling = Supports::default();
+    ceiling.add(-Vec3::Y);
+    let b = Body {
+        supports: ceiling,
+        paid: Vec3::new(0.0, 0.01, 0.0),
+        ..body(Vec3::new(-5.0, 0.0, 0.0), 1.0)
+    };
+    let a = body(Vec3::ZERO, 0.1);
+    let n = Vec3::new(-1.0, -1.0, 0.0).normalize();
+    let e = 0.5;
+    let r = resolve(a, b, n, (e, 0.0), 0.1, false).unwrap();
+    let approach = -(a.velocity - b.velocity).dot(n);
+    let held =
+        (1.0 + e) * approach * a.inverse_mass / (a.inverse_mass + b.inverse_mass * n.x * n.x);
+    assert!(
+        r.velocity_a.dot(n) <= held + 1e-12,
+        "{} > {held}",
+        r.velocity_a.dot(n)
+    );
+    let before = energy(a.velocity, a.spin, &a) + energy(b.velocity, b.spin, &b);
+    let after = energy(r.velocity_a, r.spin_a, &a) + energy(r.velocity_b, r.spin_b, &b);
+    assert!(after <= before, "{before} -> {after}");
 }

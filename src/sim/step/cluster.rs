@@ -325,7 +325,9 @@ impl Stepper {
             if c.held[k] {
                 path.velocity = c.velocity[k];
                 path.acceleration = Vec3::ZERO;
-                self.balls.material[i].owed = Some((c.velocity[k] - c.earned[k]) / dt);
+                let material = &mut self.balls.material[i];
+                material.owed = (c.velocity[k] - c.earned[k]) / dt;
+                material.kicked = true;
             } else {
                 path.velocity = c.earned[k];
             }

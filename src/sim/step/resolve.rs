@@ -105,9 +105,10 @@ impl Stepper {
         let kick_j = other_ball.filter(|&j| presses(j, n));
         let rest_of_step = self.step_end - now;
         let kick = |k: usize, body: &mut Body| {
-            body.owed = acceleration(k) * rest_of_step;
-            body.paid = body.owed;
-            body.velocity += body.owed;
+            let fall = acceleration(k) * rest_of_step;
+            body.owed += fall;
+            body.paid = fall;
+            body.velocity += fall;
         };
         if kick_i {
             kick(i, &mut me);
@@ -152,18 +153,16 @@ impl Stepper {
             !rest.asleep()
         });
         // What is still owed, as an acceleration paid in advance until the step's end
-        let owed = |owed: Option<Vec3>, velocity: Vec3| {
-            owed.map(|_| {
-                if rest_of_step > 0.0 {
-                    velocity / rest_of_step
-                } else {
-                    Vec3::ZERO
-                }
-            })
+        let owed = |velocity: Vec3| {
+            if rest_of_step > 0.0 {
+                velocity / rest_of_step
+            } else {
+                Vec3::ZERO
+            }
         };
         self.balls.body[i].path.velocity = response.velocity_a;
         self.balls.material[i].spin = response.spin_a;
-        self.balls.material[i].owed = owed(self.balls.material[i].owed, response.owed_a);
+        self.balls.material[i].owed = owed(response.owed_a);
         self.balls.bump(i);
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(proximity.normal);
@@ -184,7 +183,7 @@ impl Stepper {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
-                self.balls.material[j].owed = owed(self.balls.material[j].owed, response.owed_b);
+                self.balls.material[j].owed = owed(response.owed_b);
                 self.balls.bump(j);
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);
@@ -287,7 +286,9 @@ impl Stepper {
             return false;
         }
         // It keeps what it earned: gravity paid in advance for the rest of the step is given back
-        let owed = self.balls.material[k].owed.take().unwrap_or_default();
+        let material = &mut self.balls.material[k];
+        let owed = std::mem::take(&mut material.owed);
+        material.kicked = false;
         let velocity = self.balls.body[k].path.velocity - owed * (self.step_end - now);
         self.stopped.push((k as u32, velocity));
         let path = &mut self.balls.body[k].path;

@@ -124,7 +124,8 @@ impl Stepper {
                 supports: NONE,
                 resting_hits: 0,
                 supported: false,
-                owed: None,
+                owed: Vec3::ZERO,
+                kicked: false,
             });
             balls.counter.push(0);
             balls.hits.push(0);
@@ -236,7 +237,8 @@ impl Stepper {
             material.supports = NONE;
             material.resting_hits = 0;
             material.supported = false;
-            material.owed = None;
+            material.owed = Vec3::ZERO;
+            material.kicked = false;
             balls.hits[w] = 0;
             balls.rest[w] = rest_of(&sleep);
             balls.start[w] = p.0;
