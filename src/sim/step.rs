@@ -9,7 +9,10 @@
 //!    step (NeHe's kick), so that piles rest at the level of velocities; the next step lets it
 //!    fall again.
 //! 3. Neighbourhoods: each ball is listed in the cell of a grid sized to the balls that holds
-//!    its centre (see `neighbours`).
+//!    its centre (see `neighbours`). Under gravity, small clusters of frictionless balls at
+//!    rest on each other and on shapes are then projected together: their velocities with the
+//!    step's gravity become the nearest in kinetic energy that move into nothing, and a ball
+//!    that a contact pushes takes its kick at once (see `step/cluster.rs`).
 //! 4. Predict: each ball asks about the balls and statics in the cells around its own; hits
 //!    go into the calendar, each tagged with the collision counters of its balls, and so does
 //!    each ball's crossing out of its cell.

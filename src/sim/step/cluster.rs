@@ -1,5 +1,5 @@
-//! Resting clusters at the step's start: the balls that touch each other or a static shape,
-//! given the step's gravity and projected together on the cone of their contacts (see
+//! Resting clusters at the step's start: the balls near each other or a static shape, given
+//! the step's gravity and projected together on the velocities that meet their contacts (see
 //! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
 //! forces hold moves.
 
