@@ -201,20 +201,31 @@ impl Islands {
         }
     }
 
-    fn find(&mut self, mut i: u32) -> u32 {
-        while self.parent[i as usize] != i {
-            let grandparent = self.parent[self.parent[i as usize] as usize];
-            self.parent[i as usize] = grandparent;
-            i = grandparent;
-        }
-        i
+    fn find(&mut self, i: u32) -> u32 {
+        find(&mut self.parent, i)
     }
 
     fn union(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            self.parent[a.max(b) as usize] = a.min(b);
-        }
+        union(&mut self.parent, a, b);
+    }
+}
+
+/// Return the root of `i`'s set in the union-find forest `parent`, halving the path on the way.
+pub(super) fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grandparent = parent[parent[i as usize] as usize];
+        parent[i as usize] = grandparent;
+        i = grandparent;
+    }
+    i
+}
+
+/// Join the sets of `a` and `b` in the union-find forest `parent`: the smaller root becomes the
+/// root of both, so the roots do not depend on the order of the joins' halving.
+pub(super) fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (find(parent, a), find(parent, b));
+    if a != b {
+        parent[a.max(b) as usize] = a.min(b);
     }
 }
 

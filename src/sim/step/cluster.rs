@@ -10,6 +10,7 @@ use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, project_cluster};
 use crate::sim::events::CollisionEvent;
+use crate::sim::sleep::{find, union};
 use crate::toi::PairKind;
 
 /// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
@@ -57,21 +58,14 @@ pub(super) struct Clusters {
     /// The islands projected, as ranges of `contacts`.
     islands: Vec<(usize, usize)>,
     found: Vec<Other>,
+    /// The contacts of one ball: with what, the other ball if it takes part, normal, closing.
+    near: Vec<(Other, Option<usize>, Vec3, Real)>,
     order: Vec<u32>,
     done: Vec<u64>,
 }
 
 /// No place.
 const NONE: u32 = u32::MAX;
-
-/// Return the root of place `k`'s island, halving the path on the way.
-fn find(parent: &mut [u32], mut k: usize) -> u32 {
-    while parent[k] as usize != k {
-        parent[k] = parent[parent[k] as usize];
-        k = parent[k] as usize;
-    }
-    k as u32
-}
 
 impl Stepper {
     /// Project the resting clusters of the step's start (at `t0`, ending at `t1`), under
@@ -121,8 +115,6 @@ impl Stepper {
                 continue;
             }
             self.candidates(i, &mut found);
-            found.sort_unstable();
-            found.dedup();
             let balls = &self.balls;
             let (at, radius) = (balls.start[i], balls.body[i].radius);
             // Where it will be going at the step's end, on its parabola
@@ -169,6 +161,19 @@ impl Stepper {
                 {
                     continue;
                 }
+                // A gap may close by the step's end, to within rounding (so that no query
+                // finds the pair meeting at the end); one within rounding is a touch
+                let closing = if gap > ROUNDING * reach {
+                    (gap - 0.5 * ROUNDING * reach) / dt
+                } else {
+                    0.0
+                };
+                c.near.push((other, b, normal, closing));
+            }
+            // In the order of what they are with (most candidates are far: only the near are
+            // sorted)
+            c.near.sort_unstable_by_key(|near| near.0);
+            for (other, b, normal, closing) in c.near.drain(..) {
                 let mut place = |k: usize| {
                     if c.place[k] == NONE {
                         c.place[k] = c.balls.len() as u32;
@@ -178,13 +183,6 @@ impl Stepper {
                 };
                 let a = place(i);
                 let b = b.map(place);
-                // A gap may close by the step's end, to within rounding (so that no query
-                // finds the pair meeting at the end); one within rounding is a touch
-                let closing = if gap > ROUNDING * reach {
-                    (gap - 0.5 * ROUNDING * reach) / dt
-                } else {
-                    0.0
-                };
                 c.contacts.push(Contact {
                     a,
                     b,
@@ -204,16 +202,15 @@ impl Stepper {
         let m = c.balls.len();
         c.parent.clear();
         c.parent.extend(0..m as u32);
-        for k in 0..c.contacts.len() {
-            if let Some(b) = c.contacts[k].b {
-                let (x, y) = (find(&mut c.parent, c.contacts[k].a), find(&mut c.parent, b));
-                c.parent[x.max(y) as usize] = x.min(y);
+        for contact in &c.contacts {
+            if let Some(b) = contact.b {
+                union(&mut c.parent, contact.a as u32, b as u32);
             }
         }
         c.size.clear();
         c.size.resize(m, 0);
         for k in 0..m {
-            let root = find(&mut c.parent, k);
+            let root = find(&mut c.parent, k as u32);
             c.parent[k] = root;
             c.size[root as usize] += 1;
         }
