@@ -9,6 +9,7 @@ use hecs::Entity;
 
 use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports};
 use super::sleep::Rest;
+use super::surface::{Change, Surface};
 use crate::geometry::{Aabb, Ball};
 use crate::math::{Real, Vec3};
 use crate::toi::MovingBall;
@@ -185,6 +186,32 @@ pub(super) struct BallMaterial {
     /// It took the rest of the step's gravity as a velocity (a kick), and goes straight: it
     /// owes its gravity again after each contact.
     pub kicked: bool,
+    /// Whether it moves on a surface in closed form.
+    pub surface: OnSurface,
+}
+
+/// Whether a ball moves on a surface in closed form in this step (see
+/// [`surface`](super::surface)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OnSurface {
+    /// Not so far in this step.
+    No,
+    /// It does: its motion there is at this place in [`Balls::surfaces`].
+    Moving(u32),
+    /// It did and has left it: a contact with something else changed its course. It is held
+    /// step by step for the rest of the step.
+    Left,
+}
+
+/// A ball's motion on a plane in closed form: what its path and spin do not hold.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Lying {
+    /// The plane, as the motion sees it.
+    pub surface: Surface,
+    /// The rate its spin changes at, since its path's time.
+    pub spin_rate: Vec3,
+    /// What ends the motion, if anything does (see [`plan`](super::surface::plan)).
+    pub change: Option<Change>,
 }
 
 /// The balls of one step, as arrays.
@@ -206,6 +233,8 @@ pub(super) struct Balls {
     pub start: Vec<Vec3>,
     /// The supports of the balls that have any in this step.
     pub supports: Vec<Supports>,
+    /// The motions on a surface of the balls that have one in this step.
+    pub surfaces: Vec<Lying>,
 }
 
 impl Balls {
@@ -218,6 +247,7 @@ impl Balls {
         self.rest.clear();
         self.start.clear();
         self.supports.clear();
+        self.surfaces.clear();
     }
 
     pub fn len(&self) -> usize {
@@ -334,10 +364,29 @@ impl Balls {
         path.acceleration = acceleration;
     }
 
+    /// Restart ball `i`'s path at `now` from where it is then; a ball moving on a surface
+    /// turns its spin on to `now` as well.
     #[inline]
     pub fn advance(&mut self, i: usize, now: Real) {
         let b = &mut self.body[i];
+        if let OnSurface::Moving(k) = self.material[i].surface {
+            let turned = self.surfaces[k as usize].spin_rate * (now - b.path.time);
+            self.material[i].spin += turned;
+        }
         b.path.restart(now);
+    }
+
+    /// Take ball `i`, advanced to now, off the surface it moves on: it falls under `gravity`
+    /// from here. False when it moves on none.
+    #[inline]
+    pub fn leave_surface(&mut self, i: usize, gravity: Vec3) -> bool {
+        let material = &mut self.material[i];
+        if !matches!(material.surface, OnSurface::Moving(_)) {
+            return false;
+        }
+        material.surface = OnSurface::Left;
+        self.body[i].path.acceleration = gravity;
+        true
     }
 
     /// Give ball `i`, at `now`, the velocity its acceleration would add by `t_end` at once, and

@@ -32,6 +32,9 @@ pub(super) enum Other {
 pub(super) enum Happening {
     /// The ball touches a ball or a static.
     Contact(Other),
+    /// The ball's motion on the surface it lies on changes state (see
+    /// [`surface`](super::surface)).
+    Turn,
     /// The ball leaves its cell of grid `grid` along `axis` (0, 1, 2) in direction `step` (±1).
     Crossing {
         /// The grid.
@@ -45,13 +48,14 @@ pub(super) enum Happening {
 
 /// The kind of a packed happening, in its top two bits: in this order at equal times.
 const BALL: u32 = 0;
+const TURN: u32 = 1 << 30;
 const STATIC: u32 = 2 << 30;
 const CROSSING: u32 = 3 << 30;
 const INDEX: u32 = (1 << 30) - 1;
 
 impl Happening {
-    /// Pack into one `u32`: the kind in the top two bits (contacts with balls, then with
-    /// statics, then crossings), then the index, so that simultaneous events keep a fixed
+    /// Pack into one `u32`: the kind in the top two bits (contacts with balls, turns, contacts
+    /// with statics, then crossings), then the index, so that simultaneous events keep a fixed
     /// order.
     #[inline]
     fn pack(self) -> u32 {
@@ -64,6 +68,7 @@ impl Happening {
                 debug_assert!(k <= INDEX);
                 STATIC | k
             }
+            Self::Turn => TURN,
             Self::Crossing { grid, axis, step } => {
                 CROSSING | u32::from(grid) << 3 | u32::from(axis) << 1 | u32::from(step > 0)
             }
@@ -77,6 +82,7 @@ impl Happening {
         match packed & !INDEX {
             BALL => Self::Contact(Other::Ball(index)),
             STATIC => Self::Contact(Other::Static(index)),
+            TURN => Self::Turn,
             _ => Self::Crossing {
                 grid: (index >> 3) as u8,
                 axis: ((index >> 1) & 3) as u8,
@@ -474,6 +480,7 @@ mod tests {
         let all = [
             Happening::Contact(Other::Ball(0)),
             Happening::Contact(Other::Ball(INDEX)),
+            Happening::Turn,
             Happening::Contact(Other::Static(0)),
             Happening::Contact(Other::Static(INDEX)),
             Happening::Crossing {
@@ -490,8 +497,8 @@ mod tests {
         for h in all {
             assert_eq!(Happening::unpack(h.pack()), h);
         }
-        // Balls, then statics, then crossings
-        assert!(all.windows(2).take(4).all(|w| w[0].pack() < w[1].pack()));
+        // Balls, turns, statics, then crossings
+        assert!(all.windows(2).take(5).all(|w| w[0].pack() < w[1].pack()));
     }
 
     fn drain(calendar: &mut Calendar, counters: &[u32], t_end: Real) -> Vec<(Real, u32)> {

@@ -22,6 +22,7 @@ mod response;
 pub mod sleep;
 mod statics;
 mod step;
+mod surface;
 
 pub use components::{
     AngularVelocity, BallDef, Color, Friction, Mass, Name, Orientation, Path, Position,

@@ -75,6 +75,17 @@ impl Supports {
         }
     }
 
+    /// True when every support and touch lies within 2.6° of `normal`: the body rests on one
+    /// thing (or on nothing).
+    #[inline]
+    pub fn only_along(&self, normal: Vec3) -> bool {
+        !self.everywhere
+            && self.normals[..usize::from(self.count)]
+                .iter()
+                .chain(&self.touches[..usize::from(self.touch_count)])
+                .all(|m| m.dot(normal) > 0.999)
+    }
+
     /// True when a push along `push` (unit) goes into a support.
     #[inline]
     pub fn hold(&self, push: Vec3) -> bool {
@@ -230,6 +241,36 @@ pub(crate) struct Body {
 }
 
 impl Body {
+    /// A static shape: still, immovable, held every way.
+    pub const SHAPE: Self = Self {
+        velocity: Vec3::ZERO,
+        spin: Vec3::ZERO,
+        radius: 0.0,
+        rolling: 0.0,
+        inverse_mass: 0.0,
+        supports: Supports::EVERYWHERE,
+        frozen: Frozen::Always,
+        owed: Vec3::ZERO,
+        paid: Vec3::ZERO,
+    };
+
+    /// A ball at `velocity` and `spin`, of `radius` and `inverse_mass`, resting on nothing,
+    /// owing nothing.
+    #[must_use]
+    pub fn ball((velocity, spin): (Vec3, Vec3), (radius, inverse_mass): (Real, Real)) -> Self {
+        Self {
+            velocity,
+            spin,
+            radius,
+            rolling: 0.0,
+            inverse_mass,
+            supports: Supports::default(),
+            frozen: Frozen::No,
+            owed: Vec3::ZERO,
+            paid: Vec3::ZERO,
+        }
+    }
+
     /// Return the velocity this body leaves a contact with, given its `earned` one, and what of
     /// it is still owed: a ball going straight after a kick owes all its gravity again, less
     /// what holds it up takes (`project`, on its supports), so a ball sent off its floor pays it
@@ -435,6 +476,37 @@ pub(crate) fn resolve(
     Some(response)
 }
 
+/// Return the velocity and spin of a ball landing on a static shape with normal `n` (towards
+/// the ball), and the normal impulse: its approach along `n` is taken out, inelastically, and
+/// the impact rubs with `friction` (see [`rub`]). A ball of `radius` and `inverse_mass` at
+/// `velocity` and `spin`.
+pub(crate) fn land(
+    (velocity, spin): (Vec3, Vec3),
+    (radius, inverse_mass): (Real, Real),
+    n: Vec3,
+    friction: Real,
+) -> (Vec3, Vec3, Real) {
+    let approach = (-velocity.dot(n)).max(0.0);
+    let impulse = approach / inverse_mass;
+    let ball = Body::ball((velocity, spin), (radius, inverse_mass));
+    let mut response = Response {
+        impulse,
+        velocity_a: velocity + n * approach,
+        velocity_b: Vec3::ZERO,
+        spin_a: spin,
+        spin_b: Vec3::ZERO,
+        owed_a: Vec3::ZERO,
+        owed_b: Vec3::ZERO,
+        resting: true,
+        a_rests_on_b: true,
+        b_rests_on_a: false,
+    };
+    if friction > 0.0 {
+        rub(&ball, &Body::SHAPE, n, friction * impulse, &mut response);
+    }
+    (response.velocity_a, response.spin_a, impulse)
+}
+
 /// Return the normal impulse that changed by `dv` the velocity of a body of `inverse_mass`
 /// (zero for a static shape), along the contact normal `n`.
 #[inline]
@@ -487,9 +559,10 @@ fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
 /// into what it rests on. Energy only goes down; momentum goes into the supports.
 ///
 /// With `friction`, the contact then rubs (see [`rub`]) up to `friction` times the normal
-/// impulse it passed on: a ball lying on a rough floor is slowed by `μ g` for the rest of each
+/// impulse it passed on: a ball lying on a rough shape is slowed by `μ g` for the rest of each
 /// step, until it rolls (a per-step Coulomb solve: the rolling speed is exact, the moment it
-/// starts to roll is found to within a step).
+/// starts to roll is found to within a step). A ball lying alone on a plane moves in closed
+/// form instead where it can (see [`surface`](super::surface)).
 fn hold(a: Body, b: Body, n: Vec3, (a_held, b_held): (bool, bool), friction: Real) -> Response {
     // Each ball stops moving into its supports and into the other, all constraints at once (on
     // its earned velocity: see `Body::owe`)

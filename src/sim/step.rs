@@ -7,7 +7,8 @@
 //!    leave, pressed in by gravity, or landing slower than the rest speed) instead takes the
 //!    rest of the step's gravity as a velocity at once and goes straight for the rest of the
 //!    step (NeHe's kick), so that piles rest at the level of velocities; the next step lets it
-//!    fall again.
+//!    fall again. A ball lying alone on a rough plane instead slides, rolls or stands there
+//!    in closed form, its changes of state events of the calendar (see `step/surface.rs`).
 //! 3. Neighbourhoods: each ball is listed in the cell of a grid sized to the balls that holds
 //!    its centre (see `neighbours`). Under gravity, small clusters of frictionless balls at
 //!    rest on each other and on shapes are then projected together: their velocities with the
@@ -73,6 +74,7 @@ mod cluster;
 mod predict;
 use predict::Asking;
 mod resolve;
+mod surface;
 mod world;
 
 use std::num::NonZeroU64;
@@ -325,6 +327,7 @@ impl Stepper {
                     let (g, axis, step) = (grid as usize, axis as usize, i64::from(step));
                     self.cross(i, g, axis, step, now, horizon, strategy);
                 }
+                Happening::Turn => self.turn(i, now, horizon, strategy),
                 Happening::Contact(other) if resolved >= cap => {
                     self.hold(i, other, now, horizon, strategy);
                 }

@@ -1,12 +1,21 @@
-//! Helpers shared by the test files: short vector construction, a ball's position and
-//! velocity, a configuration without gravity, float comparisons with a stated tolerance, and
+//! Helpers shared by the test files: short vector construction, a ball's position,
+//! velocity and spin, a configuration without gravity, float comparisons with a stated tolerance, and
 //! the shapes several files measure against.
 
 // Each test file uses some of these
 #![allow(dead_code)]
 
 use toibox::hecs::{Entity, World};
-use toibox::{CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity};
+use toibox::{
+    AngularVelocity, CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity,
+};
+
+/// The spin of `ball` in `world` (zero for a ball without [`AngularVelocity`]).
+pub fn spin_of(world: &World, ball: Entity) -> Vec3 {
+    world
+        .get::<&AngularVelocity>(ball)
+        .map_or(Vec3::ZERO, |w| w.0)
+}
 
 /// The position of `ball` in `world`.
 #[track_caller]

@@ -7,12 +7,13 @@
 //! sliding regime; the combine rule (geometric mean); a ball that gains spin gets the
 //! components; energy (kinetic, rotational and potential) never rises in random rough worlds,
 //! nor in harsher ones (mixed sizes and masses, a log and a slope, any gravity and step);
-//! friction 0 steps bit for bit as without the components. On a surface (a per-step Coulomb
-//! solve): a ball launched along a rough floor slides, slowed by `μ g`, and rolls at 5/7 of
-//! its speed; with spin it ends at `(5 v0 - 2 r ω)/7` (draw, follow and natural roll); rolling
-//! resistance slows a rolling ball by `c g dt` a step until it stops and sleeps.
+//! friction 0 steps bit for bit as without the components. On a surface (in closed form on a
+//! plane, see `surface`; step by step elsewhere): a ball launched along a rough floor slides,
+//! slowed by `μ g`, and rolls at 5/7 of its speed; with spin it ends at `(5 v0 - 2 r ω)/7`
+//! (draw, follow and natural roll); rolling resistance slows a rolling ball by `c g dt` a step
+//! until it stops and sleeps.
 
-use crate::common::{position, v3, velocity};
+use crate::common::{position, spin_of, v3, velocity};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use toibox::hecs::{Entity, World};
@@ -31,12 +32,6 @@ fn stepper(gravity: Vec3) -> Stepper {
         gravity,
         ..StepConfig::default()
     })
-}
-
-fn spin_of(world: &World, ball: Entity) -> Vec3 {
-    world
-        .get::<&AngularVelocity>(ball)
-        .map_or(Vec3::ZERO, |w| w.0)
 }
 
 fn close(actual: Vec3, expected: Vec3, what: &str) {
@@ -515,11 +510,11 @@ fn roll(r: Real, v0: Vec3, w0: Vec3, mu: Real, up: Vec3, steps: usize) -> Vec<(V
 #[test]
 fn a_sliding_ball_rolls_after_two_sevenths_at_five_sevenths_of_its_speed() {
     // Without spin, a ball launched at v0 slides, slowed by mu g, until its contact point
-    // stops slipping at t = 2 v0 / (7 mu g), and rolls on at 5/7 v0 with spin v/r. Friction
-    // acts once per step on a lying ball (a per-step Coulomb solve), so the speed after k
-    // steps is v0 - mu g k dt exactly while it slides, and rolling starts in the step that
-    // holds t; the rolling speed is exact (the impulses at the contact keep the angular
-    // momentum about it). Floors facing y and z, several speeds, radii and coefficients
+    // stops slipping at t = 2 v0 / (7 mu g), and rolls on at 5/7 v0 with spin v/r: the speed
+    // after k steps is v0 - mu g k dt while it slides (the step that holds t is left out
+    // here; `surface` checks it), and the rolling speed is exact (the impulses at the contact
+    // keep the angular momentum about it). Floors facing y and z, several speeds, radii and
+    // coefficients
     let g = 9.81;
     let dt = 1.0 / 60.0;
     for (up, along) in [(Vec3::Y, Vec3::X), (Vec3::Z, v3(0.6, -0.8, 0.0))] {

@@ -1,6 +1,6 @@
 //! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
 //! sleeping (`sleep`), restitution (`restitution`), spin (`spin`), friction at impacts
-//! (`friction`), determinism and snapshots (`determinism`), bad values from code
+//! (`friction`), motion on a surface in closed form (`surface`), determinism and snapshots (`determinism`), bad values from code
 //! (`bad_input`), and random worlds checked against brute force (`invariants`, whose soak run
 //! CI starts with
 //! `cargo test --release --test step -- --ignored soak`). One test binary, so that
@@ -18,3 +18,4 @@ mod resting;
 mod restitution;
 mod sleep;
 mod spin;
+mod surface;

@@ -3,17 +3,7 @@
 use super::*;
 
 fn body(velocity: Vec3, inverse_mass: Real) -> Body {
-    Body {
-        velocity,
-        spin: Vec3::ZERO,
-        radius: 1.0,
-        rolling: 0.0,
-        inverse_mass,
-        supports: Supports::default(),
-        frozen: Frozen::No,
-        owed: Vec3::ZERO,
-        paid: Vec3::ZERO,
-    }
+    Body::ball((velocity, Vec3::ZERO), (1.0, inverse_mass))
 }
 
 #[test]

@@ -3,13 +3,15 @@
 
 use super::predict::Asking;
 use super::{ELASTIC_AFTER, Stepper};
-use crate::geometry::Shape;
+use hecs::Entity;
+
+use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, Frozen, Supports, closing, resolve};
+use crate::sim::response::{Body, closing, resolve};
 use crate::toi::{PairKind, ToiStrategy};
 
 impl Stepper {
@@ -33,9 +35,9 @@ impl Stepper {
             .balls
             .response_body(i, now, self.step_end, self.config.gravity);
 
-        let other_ball = match other {
-            Other::Ball(j) => Some(j as usize),
-            Other::Static(_) => None,
+        let (other_ball, on_static) = match other {
+            Other::Ball(j) => (Some(j as usize), None),
+            Other::Static(k) => (None, Some(k as usize)),
         };
         let (proximity, mut other, kind, entity, (restitution, friction)) = match other {
             Other::Ball(j) => {
@@ -57,20 +59,9 @@ impl Stepper {
             }
             Other::Static(k) => {
                 let s = &self.statics[k as usize];
-                let body = Body {
-                    velocity: Vec3::ZERO,
-                    spin: Vec3::ZERO,
-                    radius: 0.0,
-                    rolling: 0.0,
-                    inverse_mass: 0.0,
-                    supports: Supports::EVERYWHERE,
-                    frozen: Frozen::Always,
-                    owed: Vec3::ZERO,
-                    paid: Vec3::ZERO,
-                };
                 (
                     s.shape.proximity(&ball),
-                    body,
+                    Body::SHAPE,
                     s.shape.kind(),
                     s.entity,
                     (s.restitution, s.friction),
@@ -89,15 +80,26 @@ impl Stepper {
         };
         // Closing, or pressed in by gravity; slower than the rest speed, a resting contact
         let n = proximity.normal;
-        let acceleration = |k: usize| self.balls.body[k].path.acceleration;
         let theirs = other_ball.map_or((Vec3::ZERO, Vec3::ZERO), |j| {
-            (other.velocity, acceleration(j))
+            (other.velocity, self.balls.body[j].path.acceleration)
         });
-        let Some(approach) = closing((me.velocity, acceleration(i)), theirs, n, self.rest_speed)
-        else {
+        let mine = (me.velocity, self.balls.body[i].path.acceleration);
+        let Some(approach) = closing(mine, theirs, n, self.rest_speed) else {
             return false;
         };
         let rests = approach < self.rest_speed || approach == 0.0;
+        // Come to rest on a plane: it moves there in closed form, where it can
+        if rests
+            && let Some(k) = on_static
+            && self.lie_on(i, k, &proximity, now, t_end, strategy)
+        {
+            return true;
+        }
+        // A ball moving on a surface that meets anything else leaves it, and falls from here
+        let gravity = self.config.gravity;
+        let left =
+            [Some(i), other_ball].map(|k| k.filter(|&k| self.balls.leave_surface(k, gravity)));
+        let acceleration = |k: usize| self.balls.body[k].path.acceleration;
         // A resting contact is held by velocities: a ball that gravity presses into it gets
         // the rest of the step's gravity at once, and goes straight from here
         let presses = |k: usize, into: Vec3| rests && acceleration(k).dot(into) > 0.0;
@@ -118,6 +120,7 @@ impl Stepper {
         }
         let mu = combine_friction(self.balls.material[i].friction, friction);
         let Some(response) = resolve(me, other, n, (e, mu), self.rest_speed, rests) else {
+            self.fall(left, now, t_end, strategy);
             return false;
         };
         if kick_i {
@@ -139,7 +142,6 @@ impl Stepper {
         // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it, and
         // it falls from here (the asking ball sleeps only when it is a roaming one asking in
         // the first predictions)
-        let gravity = self.config.gravity;
         if self.balls.rest[i].asleep() && !response.resting {
             self.balls.rest[i].wake();
             self.balls.body[i].path.acceleration = gravity;
@@ -204,22 +206,35 @@ impl Stepper {
             None => {}
         }
 
-        self.report.stats.count(kind);
-        self.report.events.push(CollisionEvent {
-            a: self.balls.entity[i],
-            b: entity,
-            kind,
-            time: now - self.clock,
-            point: proximity.point,
-            normal: n,
-            impulse: response.impulse,
-        });
+        self.record(i, (entity, kind), now, &proximity, response.impulse);
 
         self.predict(i, now, t_end, strategy, Asking::Changed { except: moved });
         if let Some(j) = moved {
             self.predict(j, now, t_end, strategy, Asking::Changed { except: None });
         }
         true
+    }
+
+    /// Report a contact of ball `i` with `other` (an entity of this kind) at `now`, where
+    /// `proximity` says, with the normal impulse `impulse`.
+    pub(super) fn record(
+        &mut self,
+        i: usize,
+        (other, kind): (Entity, PairKind),
+        now: Real,
+        proximity: &Proximity,
+        impulse: Real,
+    ) {
+        self.report.stats.count(kind);
+        self.report.events.push(CollisionEvent {
+            a: self.balls.entity[i],
+            b: other,
+            kind,
+            time: now - self.clock,
+            point: proximity.point,
+            normal: proximity.normal,
+            impulse,
+        });
     }
 
     /// Where each ball keeps only its earliest event: a contact that turned out not to approach
@@ -282,7 +297,8 @@ impl Stepper {
             return false;
         }
         self.balls.advance(k, now);
-        if still {
+        let left = self.balls.leave_surface(k, self.config.gravity);
+        if still && !left {
             return false;
         }
         // It keeps what it earned: gravity paid in advance for the rest of the step is given back

@@ -6,7 +6,7 @@ use hecs::{Entity, World};
 use super::Sleeper;
 use super::{EPOCH_STEPS, Stepper};
 use crate::math::{Real, Vec3, positive, spin_energy, turned};
-use crate::sim::bodies::{BallBody, BallMaterial, NONE, Trajectory};
+use crate::sim::bodies::{BallBody, BallMaterial, NONE, OnSurface, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
     AngularVelocity, Friction, Mass, Orientation, Path, Position, PreviousPosition, Radius,
@@ -126,6 +126,7 @@ impl Stepper {
                 supported: false,
                 owed: Vec3::ZERO,
                 kicked: false,
+                surface: OnSurface::No,
             });
             balls.counter.push(0);
             balls.hits.push(0);
@@ -199,6 +200,7 @@ impl Stepper {
         self.sleepers.clear();
         let balls = &mut self.balls;
         balls.supports.clear();
+        balls.surfaces.clear();
         let mut w = 0;
         for (entity, p, v, r, m, e, f, c, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
             let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
@@ -239,6 +241,7 @@ impl Stepper {
             material.supported = false;
             material.owed = Vec3::ZERO;
             material.kicked = false;
+            material.surface = OnSurface::No;
             balls.hits[w] = 0;
             balls.rest[w] = rest_of(&sleep);
             balls.start[w] = p.0;
