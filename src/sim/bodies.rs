@@ -203,15 +203,28 @@ pub(super) enum OnSurface {
     Left,
 }
 
-/// A ball's motion on a plane in closed form: what its path and spin do not hold.
+/// A ball's motion on a plane or a polygon's face in closed form: what its path and spin do
+/// not hold.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Lying {
+    /// The static shape it lies on, by index.
+    pub shape: u32,
     /// The plane, as the motion sees it.
     pub surface: Surface,
     /// The rate its spin changes at, since its path's time.
     pub spin_rate: Vec3,
-    /// What ends the motion, if anything does (see [`plan`](super::surface::plan)).
-    pub change: Option<Change>,
+    /// What ends the motion in the step, if anything does.
+    pub ends: Option<Ending>,
+}
+
+/// What ends a ball's motion on a surface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// A change of state (see [`plan`](super::surface::plan)).
+    Change(Change),
+    /// Its centre passes over an edge of the polygon's face it lies on: the face no longer
+    /// holds it up alone.
+    OffFace,
 }
 
 /// The balls of one step, as arrays.

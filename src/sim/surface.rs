@@ -11,16 +11,19 @@
 //!   Closed form while `g_t` lies along `û` (a level plane, or a slip straight up or down a
 //!   slope); the slip ends after `|u| / (7/2 μ g_n - g_t·û)`, `2 |u| / (7 μ g_n)` on the level.
 //! - **rolling** (no slip, possible while `2/7 |g_t| <= μ g_n`): `a = 5/7 g_t - c g_n v̂`, the
-//!   spin following (`α = n × a / R`). Closed form while `g_t` lies along `v`; the speed runs
-//!   out after `|v| / (-a·v̂)` where `a` opposes `v`.
+//!   spin following (`α = n × a / R`). Closed form without rolling resistance (a parabola
+//!   across a slope too), on the level, or while `g_t` lies along `v`; the speed runs out after
+//!   `|v| / (-a·v̂)` where `a` opposes `v` along it. A slide has a closed form only where the
+//!   roll after it has one too.
 //! - **standing** (`v = 0`): held where rolling resistance holds it (`5/7 |g_t| <= c g_n`),
 //!   rolling down the slope otherwise (sliding down where it is too steep to roll).
 //! - In each, the spin about the normal loses `5/2 c g_n / R` a second until it stops (the same
 //!   resistance about the normal as across it).
 //!
 //! Energy only goes down: sliding dissipates `μ m g_n |u|` a second, rolling `7/5 c m g_n |v|`.
-//! Where the slip or the motion runs across a slope, its direction turns and the path has no
-//! closed form: [`plan`] says so, and the stepper holds the ball step by step instead.
+//! Where the slip runs across a slope, or the motion of a ball with rolling resistance does,
+//! its direction turns and the path has no closed form: [`plan`] says so, and the stepper
+//! holds the ball step by step instead.
 
 use crate::math::{Real, Vec3};
 
@@ -108,7 +111,13 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
         next: earliest(ends.map(|t| (t, Change::Rolls)), turning),
     };
 
-    // Sliding
+    // Rolling in closed form at `v`: on the level, without rolling resistance, or along the
+    // slope (or too slow to tell)
+    let rolls = |v: Vec3| {
+        c == 0.0 || v.length() <= ROUNDING * scale || lies_along(g_t, v.normalize(), gravity)
+    };
+
+    // Sliding, and rolling after it in closed form too
     if slip.length() > ROUNDING * scale {
         let along = slip.normalize();
         if !lies_along(g_t, along, gravity) {
@@ -116,7 +125,11 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
         }
         let rate = 3.5 * mu * g_n - g_t.dot(along);
         let ends = (rate > 0.0).then(|| slip.length() / rate);
-        return Some(sliding(v, spin, along, ends));
+        let motion = sliding(v, spin, along, ends);
+        if ends.is_some_and(|t| !rolls(v + motion.acceleration * t)) {
+            return None;
+        }
+        return Some(motion);
     }
     let (v, spin) = stick(v, spin, n, r);
     // Too steep to roll: it slides down, its slip growing
@@ -142,14 +155,15 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
         };
         return Some(rolling(Vec3::ZERO, spin, acceleration, None));
     }
-    // Rolling
+    // Rolling: it stops only where its acceleration lies along its motion
     let along = v / speed;
-    if !lies_along(g_t, along, gravity) {
+    if !rolls(v) {
         return None;
     }
     let acceleration = g_t * (5.0 / 7.0) - along * (c * g_n);
     let slowing = -acceleration.dot(along);
-    let ends = (slowing > 0.0).then(|| speed / slowing);
+    let straight = lies_along(acceleration, along, gravity);
+    let ends = (straight && slowing > 0.0).then(|| speed / slowing);
     Some(rolling(v, spin, acceleration, ends))
 }
 
@@ -186,18 +200,22 @@ fn stick(velocity: Vec3, spin: Vec3, n: Vec3, r: Real) -> (Vec3, Vec3) {
     )
 }
 
-/// True when `g_t` lies along the unit vector `along` (either way), or is zero.
+/// True when `x` lies along the unit vector `along` (either way) or is zero, to a rounding of
+/// `gravity`.
 #[inline]
-fn lies_along(g_t: Vec3, along: Vec3, gravity: Vec3) -> bool {
-    (g_t - along * g_t.dot(along)).length() <= ALONG * gravity.length()
+fn lies_along(x: Vec3, along: Vec3, gravity: Vec3) -> bool {
+    (x - along * x.dot(along)).length() <= ALONG * gravity.length()
 }
 
-/// The rate at which the spin about the normal winds down, and when it stops.
+/// The rate at which the spin about the normal winds down, and when it stops; none where it
+/// is zero to a rounding of the spin (what a change that stopped it leaves on a slanted
+/// plane).
 fn wind_down(spin: Vec3, surface: &Surface, g_n: Real) -> (Vec3, Option<(Real, Change)>) {
     let n = surface.normal;
     let about = spin.dot(n);
     let rate = 2.5 * surface.rolling_resistance * g_n / surface.radius;
-    if about == 0.0 || rate == 0.0 {
+    // Stopped, to a rounding of the spin
+    if about.abs() <= ROUNDING * spin.length() || rate == 0.0 {
         return (Vec3::ZERO, None);
     }
     (

@@ -213,7 +213,7 @@ fn energy(world: &World, gravity: Vec3) -> (Real, Real) {
 /// Step `world` by `dt` under `gravity`, checking that its energy (kinetic, rotational and
 /// potential) did not rise beyond rounding and that nothing ended overlapping; return the
 /// number of contacts met. `what` names the step in a failure.
-fn step_losing_energy(
+pub(crate) fn step_losing_energy(
     stepper: &mut Stepper,
     world: &mut World,
     gravity: Vec3,

@@ -10,9 +10,10 @@
 //! comes back down.
 
 use crate::common::{assert_vec_close_named, position, spin_of, v3, velocity};
+use crate::friction::step_losing_energy;
 use toibox::hecs::{Entity, World};
 use toibox::sim::Friction;
-use toibox::{BallDef, Plane, Real, StepConfig, Stepper, Vec3};
+use toibox::{BallDef, ConvexPolygon, Plane, Real, StepConfig, Stepper, Vec3};
 
 /// Relative tolerance of the worked paths.
 const WORKED: Real = 1e-9;
@@ -211,4 +212,159 @@ fn a_ball_rolled_up_a_slope_stops_and_comes_back() {
         close(velocity(&world, ball), up_slope * (v0 - a * t), &what);
     }
     assert!(velocity(&world, ball).dot(down) > 0.0, "never came back");
+}
+
+/// A world with a rough rectangle from `corner` along `down` for `length` and `width` across,
+/// a ball of radius `r` lying on its face `start` along from the corner's edge, at `v0`.
+fn on_a_ramp(
+    (corner, down, across): (Vec3, Vec3, Vec3),
+    (length, width): (Real, Real),
+    (r, start, v0): (Real, Real, Vec3),
+    mu: Real,
+) -> (World, Entity, Vec3) {
+    let mut world = World::new();
+    let half = across * (0.5 * width);
+    let ramp = ConvexPolygon::new(vec![
+        corner - half,
+        corner + down * length - half,
+        corner + down * length + half,
+        corner + half,
+    ])
+    .unwrap();
+    let normal = ramp.normal();
+    let up = if normal.y > 0.0 { normal } else { -normal };
+    world.spawn((ramp, Friction(mu)));
+    let ball = BallDef::new(corner + down * start + up * r, r)
+        .velocity(v0)
+        .spin(up.cross(v0) / r)
+        .friction(mu)
+        .restitution(0.0)
+        .spawn(&mut world);
+    (world, ball, up)
+}
+
+#[test]
+fn a_ball_rolls_down_a_polygon_ramp_and_falls_off_its_end() {
+    // On a polygon's face as on a plane: rolling from rest at 5/7 g sin theta along the ramp
+    // until its centre passes the lower edge; then nothing holds it up there and it falls
+    // below the ramp's plane. Also on a level table, rolling off its edge
+    let g = 9.81;
+    for (theta, dt) in [(0.3_f64, 1.0 / 60.0), (0.0, 0.011)] {
+        let down = v3(theta.cos(), -theta.sin(), 0.0);
+        let (length, start, r) = (2.0, 0.3, 0.05);
+        let v0 = if theta == 0.0 { down * 1.5 } else { Vec3::ZERO };
+        let (mut world, ball, up) = on_a_ramp(
+            (v3(-1.0, 1.0, 0.0), down, Vec3::Z),
+            (length, 1.0),
+            (r, start, v0),
+            0.4,
+        );
+        let mut stepper = stepper(v3(0.0, -g, 0.0));
+        let a = 5.0 / 7.0 * g * theta.sin();
+        let speed = v0.length();
+        // Its centre passes the edge when start + speed t + a t^2 / 2 = length
+        let edge = if a > 0.0 {
+            ((speed * speed + 2.0 * a * (length - start)).sqrt() - speed) / a
+        } else {
+            (length - start) / speed
+        };
+        let origin = position(&world, ball);
+        let mut fell = false;
+        for k in 1..=((edge + 0.5) / dt) as usize {
+            stepper.step(&mut world, dt).unwrap();
+            let t = k as Real * dt;
+            let p = position(&world, ball);
+            let what = format!("theta {theta}, step {k} (t {t}, edge at {edge})");
+            if t < edge {
+                close(p, origin + down * (speed * t + 0.5 * a * t * t), &what);
+                close(velocity(&world, ball), down * (speed + a * t), &what);
+            }
+            // Below where lying on the ramp's plane would hold it
+            fell |= (p - origin).dot(up) < -0.01;
+        }
+        assert!(
+            fell,
+            "theta {theta}: still level with the ramp after its end"
+        );
+    }
+}
+
+#[test]
+fn balls_lying_on_random_rough_planes_never_sink_nor_gain_energy() {
+    // Random planes facing up or slanted, gravity straight down or tilted, balls at random
+    // velocities along or across the slope with random spins, friction, rolling resistance and
+    // steps from 1 ms to 0.2 s: every step ends with the ball on or above the plane, no energy
+    // gained (kinetic, rotational and potential) and in a bounded number of events
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64;
+    let mut rng = Pcg64::seed_from_u64(21);
+    let unit = |rng: &mut Pcg64| {
+        v3(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        )
+        .normalize()
+    };
+    for case in 0..300 {
+        let gravity = if case % 3 == 0 {
+            unit(&mut rng) * 9.81
+        } else {
+            v3(0.0, -9.81, 0.0)
+        };
+        let mut up = unit(&mut rng);
+        if up.dot(gravity) > -0.3 * 9.81 {
+            up = -gravity.normalize();
+        }
+        let r = rng.random_range(0.01..1.0);
+        let along = unit(&mut rng).cross(up).normalize();
+        let v0 = along * rng.random_range(0.0..5.0);
+        let w0 = unit(&mut rng) * rng.random_range(0.0..40.0);
+        let mu = rng.random_range(0.05..1.0);
+        let c = if rng.random_bool(0.5) {
+            rng.random_range(0.0..0.2)
+        } else {
+            0.0
+        };
+        let dt = rng.random_range(0.001..0.2);
+        let (mut world, ball) = lying(up, r, (v0, w0), (mu, c));
+        let mut stepper = stepper(gravity);
+        for k in 0..100 {
+            let what = format!("case {case}, step {k}");
+            let events = step_losing_energy(&mut stepper, &mut world, gravity, dt, &what);
+            assert!(events < 100, "{what}: {events} contacts");
+            let height = position(&world, ball).dot(up);
+            assert!(height >= r - 1e-9 * (1.0 + r), "{what}: sank to {height}");
+        }
+    }
+}
+
+#[test]
+fn a_ball_rolled_across_a_slope_curves_down_it_on_a_parabola() {
+    // Rolling across a slope without rolling resistance: 5/7 g sin theta down it, the speed
+    // across kept, so x = x0 + v0 t + 5/14 g_t t^2, the spin following (v / R about n x v)
+    let (theta, r, v0, dt) = (0.25, 0.07, 1.3, 0.013);
+    let (normal, down, g_t, _) = slope(theta);
+    let across = Vec3::Z;
+    let (mut world, ball) = lying(
+        normal,
+        r,
+        (across * v0, normal.cross(across) * (v0 / r)),
+        (0.6, 0.0),
+    );
+    let mut stepper = stepper(v3(0.0, -9.81, 0.0));
+    let a = 5.0 / 7.0 * g_t;
+    for k in 1..=100 {
+        stepper.step(&mut world, dt).unwrap();
+        let t = k as Real * dt;
+        let what = format!("step {k}");
+        let v = across * v0 + down * (a * t);
+        close(
+            position(&world, ball),
+            normal * r + across * (v0 * t) + down * (0.5 * a * t * t),
+            &what,
+        );
+        close(velocity(&world, ball), v, &what);
+        close(spin_of(&world, ball) * r, normal.cross(v), &what);
+    }
 }

@@ -1,26 +1,34 @@
-//! Balls lying on a plane: their motion there in closed form (see
+//! Balls lying on a plane or a polygon's face: their motion there in closed form (see
 //! [`surface`](crate::sim::surface)), its changes of state as events, and falling from it.
 //!
 //! A ball comes to lie on a plane in a resting contact with it. It moves there in closed form
-//! where the plane is what gravity presses it into, their friction is above zero, it rests on
-//! nothing else, it pays no gravity in advance (it was not kicked in this step) and it has not
-//! left a surface in this step; elsewhere the resting contact holds it step by step, as any
-//! other (see [`response`](crate::sim::response)). Its path is a parabola in the plane, so
-//! the queries find its contacts with everything else as for any falling ball; its next change
-//! of state is an event of the calendar ([`Happening::Turn`]). Any other contact takes it off
-//! the surface at once; it falls from there, finds the plane again at the same instant and is
-//! held step by step for the rest of the step. Each step starts afresh: nothing is kept.
+//! where the plane (or the polygon's face, the ball's centre over it) is what gravity presses
+//! it into, their friction is above zero, it rests on nothing else, it pays no gravity in
+//! advance (it was not kicked in this step) and it has not left a surface in this step;
+//! elsewhere the resting contact holds it step by step, as any other (see
+//! [`response`](crate::sim::response)). Its path is a parabola in the plane, so the queries
+//! find its contacts with everything else as for any falling ball; its next change of state,
+//! or its centre passing over an edge of a polygon, is an event of the calendar
+//! ([`Happening::Turn`]). Any other contact takes it off the surface at once, as does an
+//! edge; it falls from there, finds the shape again at the same instant and is held step by
+//! step for the rest of the step. Each step starts afresh: nothing is kept.
 
 use super::Stepper;
 use super::predict::Asking;
-use crate::geometry::{Proximity, StaticShape};
+use crate::geometry::{ConvexPolygon, Proximity, StaticShape};
 use crate::math::{Real, Vec3};
-use crate::sim::bodies::{Lying, OnSurface};
+use crate::sim::bodies::{Ending, Lying, OnSurface, Trajectory};
 use crate::sim::calendar::Happening;
 use crate::sim::components::combine_friction;
 use crate::sim::response::land;
 use crate::sim::surface::{Surface, SurfaceMotion, after, plan};
 use crate::toi::ToiStrategy;
+
+/// Changes of course of a ball in a step (collisions and changes of state on a surface) after
+/// which its motion on a surface goes on step by step: a bound on the events a step spends on
+/// it, whatever rounding does to the changes (three follow each other at most, in exact
+/// arithmetic: the slip, the speed, the spin about the normal).
+const MAX_TURNS: u32 = 16;
 
 impl Stepper {
     /// Put ball `i`, advanced to `now` and in a resting contact `proximity` with static `k`,
@@ -37,12 +45,16 @@ impl Stepper {
     ) -> bool {
         let gravity = self.config.gravity;
         let s = &self.statics[k];
-        let StaticShape::Plane(plane) = &s.shape else {
-            return false;
-        };
-        let n = plane.normal;
-        let material = &self.balls.material[i];
         let body = &self.balls.body[i];
+        let n = match &s.shape {
+            StaticShape::Plane(plane) => plane.normal,
+            StaticShape::Polygon(polygon) => match on_face(polygon, proximity, body.path.origin) {
+                Some(n) => n,
+                None => return false,
+            },
+            StaticShape::Cylinder(_) => return false,
+        };
+        let material = &self.balls.material[i];
         let friction = combine_friction(material.friction, s.friction);
         let free = material.surface == OnSurface::No
             && material.owed == Vec3::ZERO
@@ -75,9 +87,10 @@ impl Stepper {
 
         let place = self.balls.surfaces.len() as u32;
         self.balls.surfaces.push(Lying {
+            shape: k as u32,
             surface,
             spin_rate: Vec3::ZERO,
-            change: None,
+            ends: None,
         });
         self.balls.material[i].surface = OnSurface::Moving(place);
         let depth = proximity.depth();
@@ -112,8 +125,16 @@ impl Stepper {
         };
         self.balls.advance(i, now);
         let lying = self.balls.surfaces[place as usize];
-        let Some(change) = lying.change else {
-            return;
+        // Past the turns a step allows, held step by step like a busy ball
+        let busy = self.balls.hits[i] >= MAX_TURNS;
+        let change = match lying.ends {
+            Some(Ending::Change(change)) if !busy => change,
+            Some(_) => {
+                self.balls.leave_surface(i, self.config.gravity);
+                self.fall([Some(i), None], now, t_end, strategy);
+                return;
+            }
+            None => return,
         };
         let (v, w) = after(
             change,
@@ -146,19 +167,28 @@ impl Stepper {
         let OnSurface::Moving(place) = self.balls.material[i].surface else {
             unreachable!("a ball takes on a motion on a surface it lies on");
         };
-        let lying = &mut self.balls.surfaces[place as usize];
-        lying.spin_rate = motion.spin_rate;
-        lying.change = motion.next.map(|(_, change)| change);
         let path = &mut self.balls.body[i].path;
         path.velocity = motion.velocity;
         path.acceleration = motion.acceleration;
         self.balls.material[i].spin = motion.spin;
         self.balls.bump(i);
-        if let Some((after, _)) = motion.next
-            && now + after <= t_end
-        {
+        let lying = &mut self.balls.surfaces[place as usize];
+        lying.spin_rate = motion.spin_rate;
+        // The change of state, or where the face ends, whichever comes first in the step
+        let change = motion
+            .next
+            .map(|(after, change)| (now + after, Ending::Change(change)));
+        let off = match &self.statics[lying.shape as usize].shape {
+            StaticShape::Polygon(polygon) => off_face(polygon, &self.balls.body[i].path, now)
+                .map(|t| (t, Ending::OffFace))
+                .filter(|&(t, _)| change.is_none_or(|(c, _)| t < c)),
+            _ => None,
+        };
+        let next = off.or(change).filter(|&(t, _)| t <= t_end);
+        lying.ends = next.map(|(_, ends)| ends);
+        if let Some((time, _)) = next {
             self.calendar
-                .push(now + after, i as u32, Happening::Turn, &self.balls.counter);
+                .push(time, i as u32, Happening::Turn, &self.balls.counter);
         }
         self.predict(i, now, t_end, strategy, Asking::Changed { except: None });
     }
@@ -184,6 +214,106 @@ impl Stepper {
                 self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
             }
             [None, None] => {}
+        }
+    }
+}
+
+/// Return the normal of `polygon`'s face towards a ball centred at `centre` in contact
+/// `proximity` with it, when the contact is with the face: its normal is the face's, and the
+/// centre lies over the face, not over an edge or beyond.
+fn on_face(polygon: &ConvexPolygon, proximity: &Proximity, centre: Vec3) -> Option<Vec3> {
+    let normal = polygon.normal();
+    let n = if proximity.normal.dot(normal) > 0.0 {
+        normal
+    } else {
+        -normal
+    };
+    let inside = polygon
+        .edges()
+        .all(|(a, b)| normal.dot((b - a).cross(centre - a)) > 0.0);
+    (proximity.normal.dot(n) > 1.0 - 1e-12 && inside).then_some(n)
+}
+
+/// Return when the centre of a ball on `path`, lying on `polygon`'s face, first passes over
+/// one of its edges at or after `now`: the outward crossing of each edge's line in the plane.
+fn off_face(polygon: &ConvexPolygon, path: &Trajectory, now: Real) -> Option<Real> {
+    let normal = polygon.normal();
+    polygon
+        .edges()
+        .filter_map(|(a, b)| {
+            // Outward in the plane: the vertices wind counter-clockwise about the normal
+            let out = (b - a).cross(normal).normalize();
+            let along = |v: Vec3| Vec3::new(v.dot(out), 0.0, 0.0);
+            let line = Trajectory {
+                origin: along(path.origin - a),
+                velocity: along(path.velocity),
+                acceleration: along(path.acceleration),
+                time: path.time,
+            };
+            line.crosses(0, 0.0, true, now)
+        })
+        .min_by(Real::total_cmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit square in the plane y = 1, wound either way.
+    fn square(flip: bool) -> ConvexPolygon {
+        let mut v = vec![
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 1.0, 1.0),
+            Vec3::new(1.0, 1.0, 1.0),
+            Vec3::new(1.0, 1.0, 0.0),
+        ];
+        if flip {
+            v.reverse();
+        }
+        ConvexPolygon::new(v).unwrap()
+    }
+
+    #[test]
+    fn a_ball_over_the_face_lies_on_it_one_over_an_edge_does_not() {
+        for flip in [false, true] {
+            let s = square(flip);
+            let touch = |centre: Vec3, normal: Vec3| Proximity {
+                distance: 0.0,
+                point: centre - normal * 0.1,
+                normal,
+            };
+            let above = Vec3::new(0.5, 1.1, 0.5);
+            assert_eq!(on_face(&s, &touch(above, Vec3::Y), above), Some(Vec3::Y));
+            let below = Vec3::new(0.5, 0.9, 0.5);
+            assert_eq!(on_face(&s, &touch(below, -Vec3::Y), below), Some(-Vec3::Y));
+            // Over an edge, or touching the edge from beside it
+            let edge = Vec3::new(1.0, 1.1, 0.5);
+            assert_eq!(on_face(&s, &touch(edge, Vec3::Y), edge), None);
+            let beside = Vec3::new(1.05, 1.05, 0.5);
+            let slanted = Vec3::new(1.0, 1.0, 0.0).normalize();
+            assert_eq!(on_face(&s, &touch(beside, slanted), beside), None);
+        }
+    }
+
+    #[test]
+    fn a_ball_on_the_face_passes_over_the_edge_it_heads_for() {
+        // From (0.25, _, 0.5) at 1 along x, slowed by 0.5: x = 0.25 + t - t^2/4 reaches 1 at
+        // t = 2 - sqrt(4 - 3) = 1; along z at 2 it passes z = 1 at 0.25; a still ball never
+        // does
+        let path = |velocity: Vec3, acceleration: Vec3| Trajectory {
+            origin: Vec3::new(0.25, 1.1, 0.5),
+            velocity,
+            acceleration,
+            time: 3.0,
+        };
+        for flip in [false, true] {
+            let s = square(flip);
+            let t = off_face(&s, &path(Vec3::X, Vec3::X * -0.5), 3.0).unwrap();
+            assert!((t - 4.0).abs() < 1e-15, "{t}");
+            let t = off_face(&s, &path(Vec3::Z * 2.0, Vec3::ZERO), 3.0).unwrap();
+            assert!((t - 3.25).abs() < 1e-15, "{t}");
+            let t = off_face(&s, &path(Vec3::ZERO, Vec3::ZERO), 3.0);
+            assert!(t.is_none(), "{t:?}");
         }
     }
 }
