@@ -7,7 +7,10 @@
 //! `2 |v0 + R ω0| / (7 μ g)`, ending at `(5 v0 - 2 R ω0)/7`), with steps of several lengths;
 //! rolling resistance stopping a rolling ball after `v0² / (2 c g)`; rolling down a slope at
 //! `5/7 g sin θ`, sliding down one too steep to roll on; a roll up a slope that stops and
-//! comes back down.
+//! comes back down; a roll across a slope on its parabola; rolling down a polygon ramp and
+//! off its end, and off a level table's edge; an edit between steps starting the worked path
+//! afresh; random rough planes, gravities, spins and steps where no ball sinks, gains energy
+//! or takes without end.
 
 use crate::common::{assert_vec_close_named, position, spin_of, v3, velocity};
 use crate::friction::step_losing_energy;
@@ -366,5 +369,45 @@ fn a_ball_rolled_across_a_slope_curves_down_it_on_a_parabola() {
         );
         close(velocity(&world, ball), v, &what);
         close(spin_of(&world, ball) * r, normal.cross(v), &what);
+    }
+}
+
+#[test]
+fn an_edit_between_steps_starts_the_worked_path_afresh() {
+    // Sliding along x; after 5 steps the ball is sent back along -x without spin: from there
+    // it follows the worked slide again, nothing of the old motion kept
+    let (r, mu, g, dt) = (0.1, 0.3, 9.81, 0.02);
+    let (mut world, ball) = lying(Vec3::Y, r, (v3(2.0, 0.0, 0.0), Vec3::ZERO), (mu, 0.0));
+    let mut stepper = stepper(v3(0.0, -g, 0.0));
+    for _ in 0..5 {
+        stepper.step(&mut world, dt).unwrap();
+    }
+    let start = position(&world, ball);
+    let v0 = -1.5;
+    world
+        .insert(
+            ball,
+            (
+                toibox::Velocity(v3(v0, 0.0, 0.0)),
+                toibox::AngularVelocity(Vec3::ZERO),
+            ),
+        )
+        .unwrap();
+    let tau = 2.0 * v0.abs() / (7.0 * mu * g);
+    for k in 1..=7 {
+        stepper.step(&mut world, dt).unwrap();
+        let t = k as Real * dt;
+        assert!(t < tau);
+        let x = v0 * t + 0.5 * mu * g * t * t;
+        close(
+            position(&world, ball),
+            start + v3(x, 0.0, 0.0),
+            &format!("step {k}"),
+        );
+        close(
+            velocity(&world, ball),
+            v3(v0 + mu * g * t, 0.0, 0.0),
+            &format!("step {k}"),
+        );
     }
 }
