@@ -55,8 +55,8 @@ const INDEX: u32 = (1 << 30) - 1;
 
 impl Happening {
     /// Pack into one `u32`: the kind in the top two bits (contacts with balls, turns, contacts
-    /// with statics, then crossings), then the index, so that simultaneous events keep a fixed
-    /// order.
+    /// with statics, then crossings), then the index, so that simultaneous events of one ball
+    /// keep a fixed order (events are ordered by time, then by ball, then by this).
     #[inline]
     fn pack(self) -> u32 {
         match self {

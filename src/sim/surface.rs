@@ -83,7 +83,10 @@ const ALONG: Real = 1e-12;
 ///
 /// The velocity's part along the normal is dropped. A slip within a rounding of zero is taken
 /// out by a sticking impulse at the contact, which keeps the angular momentum about it and
-/// takes energy away; so is a speed within a rounding of zero where the ball rolls.
+/// takes energy away. A ball stands only at a speed of exactly zero (what [`after`] leaves
+/// when the speed runs out); a slide whose slip and speed run out together on a slope, with
+/// rolling resistance, may end where the roll has no closed form, and the stepper then holds
+/// the ball step by step.
 #[must_use]
 pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<SurfaceMotion> {
     let Surface {

@@ -10,7 +10,7 @@
 //! comes back down; a roll across a slope on its parabola; rolling down a polygon ramp and
 //! off its end, and off a level table's edge; an edit between steps starting the worked path
 //! afresh; random rough planes, gravities, spins and steps where no ball sinks, gains energy
-//! or takes without end.
+//! or meets events without end.
 
 use crate::common::{assert_vec_close_named, position, spin_of, v3, velocity};
 use crate::friction::step_losing_energy;

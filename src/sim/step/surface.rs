@@ -60,8 +60,11 @@ impl Stepper {
             && material.owed == Vec3::ZERO
             && !material.kicked
             && body.path.acceleration == gravity
-            && !self.balls.rest[i].asleep();
-        // Frictionless, not pressed in, or resting on more than the plane
+            && !self.balls.rest[i].asleep()
+            && self.balls.hits[i] < MAX_TURNS;
+        // Frictionless, not pressed in, or resting on more than the plane (its supports and
+        // touches within 2.6° of the normal, as supports count as the same; a face's own normal
+        // is matched to rounding in `on_face`)
         if !(free && friction > 0.0 && gravity.dot(n) < 0.0 && self.balls.supports(i).only_along(n))
         {
             return false;
