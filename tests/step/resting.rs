@@ -852,3 +852,42 @@ fn gravity_paid_in_advance_bounces_nothing() {
         assert!(landings >= 2, "lean {lean}, dt {dt}: {landings} landings");
     }
 }
+
+#[test]
+fn a_ball_sliding_over_a_stopped_ball_stops_against_it_rather_than_sinking_in() {
+    // Once the budget is spent a ball stops, still, and a ball touching it from above, sliding
+    // over it and parting by a hair, is pressed back into it by gravity. Asked again from
+    // when it is farthest apart, the pair touches and parts again by the curvature of the two
+    // spheres (v_t^2 / (R_a + R_b) against g): it was left there, and the ball sank into the
+    // stopped one. Several parting speeds, angles and steps; a budget of one contact
+    for (angle, parting, dt) in [
+        (1.0_f64, 1e-9, 0.01),
+        (0.6, 1e-7, 1.0 / 60.0),
+        (1.2, 1e-11, 0.02),
+    ] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),));
+        let r = 0.2;
+        let below = BallDef::new(Vec3::new(0.0, r, 0.0), r).spawn(&mut world);
+        let out = Vec3::new(angle.sin(), angle.cos(), 0.0);
+        let along = Vec3::new(angle.cos(), -angle.sin(), 0.0);
+        // Overlapping by a hair, so that rounding cannot part the pair where it is asked again
+        let above = BallDef::new(Vec3::new(0.0, r, 0.0) + out * (2.0 * r - 1e-12), r)
+            .velocity(along * 0.5 + out * parting)
+            .spawn(&mut world);
+        let mut stepper = Stepper::new(StepConfig {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            max_events_per_step: Some(1),
+            ..StepConfig::default()
+        });
+        for k in 0..3 {
+            let report = stepper.step(&mut world, dt).unwrap();
+            let gap = position(&world, above).distance(position(&world, below)) - 2.0 * r;
+            assert!(
+                gap >= -1e-9 && report.stats.max_penetration <= 1e-9,
+                "angle {angle}, parting {parting}, step {k}: gap {gap}, {:?}",
+                report.stats
+            );
+        }
+    }
+}
