@@ -1,10 +1,10 @@
 //! Resolving a contact (the impulse, pushing apart an overlap, the event) and holding one after
 //! the budget ran out.
 
-use super::predict::Asking;
-use super::{ELASTIC_AFTER, Stepper};
 use hecs::Entity;
 
+use super::predict::Asking;
+use super::{ELASTIC_AFTER, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
@@ -88,7 +88,8 @@ impl Stepper {
             return false;
         };
         let rests = approach < self.rest_speed || approach == 0.0;
-        // Come to rest on a plane: it moves there in closed form, where it can
+        // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
+        // can
         if rests
             && let Some(k) = on_static
             && self.lie_on(i, k, &proximity, now, t_end, strategy)
