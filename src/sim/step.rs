@@ -205,6 +205,11 @@ pub struct Stepper {
     done: Vec<u64>,
     /// The balls stopped in this step after the budget ran out, with the velocity each keeps.
     stopped: Vec<(u32, Vec3)>,
+    /// Pairs of balls (pusher, pushed) of this step's contacts that left the second owing what
+    /// it was pushed with (see `BallMaterial::owed`); sorted once the budget runs out.
+    pushes: Vec<(u32, u32)>,
+    /// `pushes` is sorted.
+    pushes_sorted: bool,
     /// The fingerprint of this step's statics and configuration (see [`change`]).
     surroundings: u64,
     /// Scratch: the balls of sleeping islands with what their `Sleep` recorded.
@@ -274,6 +279,8 @@ impl Stepper {
         self.report.events.clear();
         self.report.stats = StepStats::default();
         self.links.clear();
+        self.pushes.clear();
+        self.pushes_sorted = false;
 
         let gravity = self.config.gravity;
         self.rest_speed = self
