@@ -128,26 +128,25 @@ impl Stepper {
         };
         self.balls.advance(i, now);
         let lying = self.balls.surfaces[place as usize];
-        // Past the turns a step allows, held step by step like a busy ball
+        // Past the turns a step allows, held step by step like a busy ball; off a face's edge,
+        // or into a state without a closed form, held step by step too
         let busy = self.balls.hits[i] >= MAX_TURNS;
-        let change = match lying.ends {
-            Some(Ending::Change(change)) if !busy => change,
-            Some(_) => {
-                self.balls.leave_surface(i, self.config.gravity);
-                self.fall([Some(i), None], now, t_end, strategy);
-                return;
+        let next = match lying.ends {
+            Some(Ending::Change(change)) if !busy => {
+                let (v, w) = after(
+                    change,
+                    self.balls.body[i].path.velocity,
+                    self.balls.material[i].spin,
+                    &lying.surface,
+                );
+                self.balls.body[i].path.velocity = v;
+                self.balls.material[i].spin = w;
+                plan(v, w, &lying.surface)
             }
+            Some(_) => None,
             None => return,
         };
-        let (v, w) = after(
-            change,
-            self.balls.body[i].path.velocity,
-            self.balls.material[i].spin,
-            &lying.surface,
-        );
-        self.balls.body[i].path.velocity = v;
-        self.balls.material[i].spin = w;
-        match plan(v, w, &lying.surface) {
+        match next {
             Some(motion) => self.take_on(i, &motion, now, t_end, strategy),
             None => {
                 self.balls.leave_surface(i, self.config.gravity);
