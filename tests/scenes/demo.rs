@@ -533,6 +533,23 @@ fn marble_run_rolls_down_both_ramps_and_comes_to_rest() {
     assert_eq!(world.sim.report().stats.sleeping as usize, n, "all at rest");
 }
 
+/// The Galton board's dividers (the polygons standing on the floor) by their vertices, and
+/// the height of their tops.
+fn dividers(scene: &Scene) -> (Vec<&[Vec3]>, Real) {
+    let dividers: Vec<&[Vec3]> = scene
+        .polygons
+        .iter()
+        .map(|p| p.shape.vertices())
+        .filter(|v| v.iter().any(|p| p.y == 0.0))
+        .collect();
+    let top = dividers
+        .iter()
+        .flat_map(|v| v.iter())
+        .map(|p| p.y)
+        .fold(0.0, Real::max);
+    (dividers, top)
+}
+
 #[test]
 fn galton_board_fills_many_bins_and_loses_nothing() {
     let clock = Instant::now();
@@ -549,20 +566,10 @@ fn galton_board_fills_many_bins_and_loses_nothing() {
         .filter(|p| p.shape.normal.x.abs() == 1.0)
         .map(|p| p.shape.point.x)
         .collect();
-    let dividers: Vec<&[Vec3]> = scene
-        .polygons
-        .iter()
-        .map(|p| p.shape.vertices())
-        .filter(|v| v.iter().any(|p| p.y == 0.0))
-        .collect();
+    let (dividers, bin_top) = dividers(&scene);
     let mut edges: Vec<Real> = dividers.iter().map(|v| v[0].x).collect();
     edges.extend(&walls);
     edges.sort_by(Real::total_cmp);
-    let bin_top = dividers
-        .iter()
-        .flat_map(|v| v.iter())
-        .map(|p| p.y)
-        .fold(0.0, Real::max);
     let mut bins = vec![0usize; edges.len() - 1];
     let mut deepest: Real = 0.0;
     let mut all_in_bins = None;
@@ -619,14 +626,7 @@ fn galton_boards_from_other_seeds_drain_too() {
         text.contains("seed: 1,"),
         "the board's generator seed moved"
     );
-    // The tops of the dividers, the polygons standing on the floor
-    let bin_top = load("galton_board")
-        .polygons
-        .iter()
-        .map(|p| p.shape.vertices())
-        .filter(|v| v.iter().any(|p| p.y == 0.0))
-        .flat_map(|v| v.iter().map(|p| p.y))
-        .fold(0.0, Real::max);
+    let (_, bin_top) = dividers(&load("galton_board"));
     let mut stranded = Vec::new();
     for seed in 9..=15 {
         let scene = Scene::parse(&text.replace("seed: 1,", &format!("seed: {seed},")), path)

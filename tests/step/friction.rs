@@ -27,7 +27,7 @@ use toibox::{
 /// Relative tolerance of the hand-worked outcomes.
 const WORKED: Real = 1e-9;
 
-fn stepper(gravity: Vec3) -> Stepper {
+pub(crate) fn stepper(gravity: Vec3) -> Stepper {
     Stepper::new(StepConfig {
         gravity,
         ..StepConfig::default()
@@ -490,14 +490,7 @@ fn scene_fields_give_friction_and_snapshots_keep_it() {
 /// spin after each step.
 fn roll(r: Real, v0: Vec3, w0: Vec3, mu: Real, up: Vec3, steps: usize) -> Vec<(Vec3, Vec3)> {
     let dt = 1.0 / 60.0;
-    let mut world = World::new();
-    world.spawn((Plane::new(Vec3::ZERO, up).unwrap(), Friction(mu)));
-    let ball = BallDef::new(up * r, r)
-        .velocity(v0)
-        .spin(w0)
-        .friction(mu)
-        .restitution(0.0)
-        .spawn(&mut world);
+    let (mut world, ball) = crate::surface::lying(up, r, (v0, w0), (mu, 0.0));
     let mut stepper = stepper(-up * 9.81);
     (0..steps)
         .map(|_| {

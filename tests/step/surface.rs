@@ -13,10 +13,10 @@
 //! or meets events without end.
 
 use crate::common::{assert_vec_close_named, position, spin_of, v3, velocity};
-use crate::friction::step_losing_energy;
+use crate::friction::{step_losing_energy, stepper};
 use toibox::hecs::{Entity, World};
 use toibox::sim::Friction;
-use toibox::{BallDef, ConvexPolygon, Plane, Real, StepConfig, Stepper, Vec3};
+use toibox::{BallDef, ConvexPolygon, Plane, Real, Vec3};
 
 /// Relative tolerance of the worked paths.
 const WORKED: Real = 1e-9;
@@ -28,7 +28,12 @@ fn close(actual: Vec3, expected: Vec3, what: &str) {
 
 /// A world with a rough plane through the origin facing `up`, and a ball of radius `r` on it
 /// with velocity `v0`, spin `w0`, friction `mu` and rolling resistance `c`.
-fn lying(up: Vec3, r: Real, (v0, w0): (Vec3, Vec3), (mu, c): (Real, Real)) -> (World, Entity) {
+pub(crate) fn lying(
+    up: Vec3,
+    r: Real,
+    (v0, w0): (Vec3, Vec3),
+    (mu, c): (Real, Real),
+) -> (World, Entity) {
     let mut world = World::new();
     world.spawn((Plane::new(Vec3::ZERO, up).unwrap(), Friction(mu)));
     let ball = BallDef::new(up * r, r)
@@ -41,11 +46,9 @@ fn lying(up: Vec3, r: Real, (v0, w0): (Vec3, Vec3), (mu, c): (Real, Real)) -> (W
     (world, ball)
 }
 
-fn stepper(gravity: Vec3) -> Stepper {
-    Stepper::new(StepConfig {
-        gravity,
-        ..StepConfig::default()
-    })
+/// [`lying`], rolling at `v0` without slipping.
+fn rolling(up: Vec3, r: Real, v0: Vec3, (mu, c): (Real, Real)) -> (World, Entity) {
+    lying(up, r, (v0, up.cross(v0) / r), (mu, c))
 }
 
 #[test]
@@ -121,7 +124,7 @@ fn a_rolling_ball_stops_after_v0_squared_over_two_c_g() {
     for (r, v0, c, dt) in [(0.1, 1.0, 0.05, 1.0 / 60.0), (0.3, 2.5, 0.2, 0.013)] {
         let up = Vec3::Y;
         let along = v3(0.8, 0.0, -0.6);
-        let (mut world, ball) = lying(up, r, (along * v0, up.cross(along) * (v0 / r)), (0.4, c));
+        let (mut world, ball) = rolling(up, r, along * v0, (0.4, c));
         let mut stepper = stepper(-up * g);
         let stop = v0 / (c * g);
         for k in 1..=((stop / dt) as usize + 200) {
@@ -195,12 +198,7 @@ fn a_ball_rolled_up_a_slope_stops_and_comes_back() {
     let (theta, r, v0, dt) = (0.2, 0.1, 1.5, 1.0 / 60.0);
     let (normal, down, g_t, _) = slope(theta);
     let up_slope = -down;
-    let (mut world, ball) = lying(
-        normal,
-        r,
-        (up_slope * v0, normal.cross(up_slope) * (v0 / r)),
-        (0.4, 0.0),
-    );
+    let (mut world, ball) = rolling(normal, r, up_slope * v0, (0.4, 0.0));
     let mut stepper = stepper(v3(0.0, -9.81, 0.0));
     let a = 5.0 / 7.0 * g_t;
     for k in 1..=150 {
@@ -349,12 +347,7 @@ fn a_ball_rolled_across_a_slope_curves_down_it_on_a_parabola() {
     let (theta, r, v0, dt) = (0.25, 0.07, 1.3, 0.013);
     let (normal, down, g_t, _) = slope(theta);
     let across = Vec3::Z;
-    let (mut world, ball) = lying(
-        normal,
-        r,
-        (across * v0, normal.cross(across) * (v0 / r)),
-        (0.6, 0.0),
-    );
+    let (mut world, ball) = rolling(normal, r, across * v0, (0.6, 0.0));
     let mut stepper = stepper(v3(0.0, -9.81, 0.0));
     let a = 5.0 / 7.0 * g_t;
     for k in 1..=100 {
