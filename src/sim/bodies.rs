@@ -389,6 +389,12 @@ impl Balls {
         b.path.restart(now);
     }
 
+    /// True when ball `i` moves on a surface in closed form.
+    #[inline]
+    pub fn on_surface(&self, i: usize) -> bool {
+        matches!(self.material[i].surface, OnSurface::Moving(_))
+    }
+
     /// Take ball `i`, advanced to now, off the surface it moves on: it falls under `gravity`
     /// from here. False when it moves on none.
     #[inline]

@@ -10,6 +10,7 @@
 
 use std::num::NonZeroU64;
 
+use super::bodies::Trajectory;
 use crate::math::{Quat, Real, Vec3};
 
 /// Centre of a ball, in world coordinates.
@@ -72,27 +73,32 @@ pub struct Color(pub [f32; 3]);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name(pub String);
 
-/// Where a ball's straight path began: the stepper's record of the ball's last change of
-/// course, added and kept by the stepper (users move balls through [`Position`] and
-/// [`Velocity`]).
+/// Where a ball's path began: the stepper's record of the ball's last change of course, added
+/// and kept by the stepper (users move balls through [`Position`] and [`Velocity`]).
 ///
-/// The stepper computes positions from it, `origin + velocity · (t − time)`, and never steps
-/// them, so a prediction made from a path depends on the path alone: a stepper that takes the
-/// world over mid-run, fresh or restored from a snapshot, computes the very same bits. Times are
-/// on the stepper's clock: time since its epoch began. An epoch begins anew (every path starting
-/// where its ball is, at time 0) at every step under gravity or with a strategy whose misses are
-/// not certain, and otherwise every 64 steps or so, which bounds the rounding of the clock.
+/// The stepper computes positions from it, `origin + velocity · s + acceleration · s²/2` with
+/// `s = t − time`, and never steps them, so a prediction made from a path depends on the path
+/// alone: a stepper that takes the world over mid-run, fresh or restored from a snapshot,
+/// computes the very same bits. Times are on the stepper's clock: time since its epoch began. An
+/// epoch begins anew (every path starting where its ball is, at time 0) every 64 steps or so,
+/// which bounds the rounding of the clock, and at every step with a strategy whose misses are
+/// not certain. Under gravity it also begins anew after any step in which something rested, slid
+/// or slept: such a step writes `until` as infinite, no clock.
 ///
 /// A path holds while the ball's [`Position`] is where the path puts it at `until` and its
-/// [`Velocity`] is the path's, bit for bit; a ball without one, or whose components were
+/// [`Velocity`] is the path's then, bit for bit; a ball without one, or whose components were
 /// edited, starts a new path where it is.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Path {
     /// Where the ball was at `time`.
     pub origin: Vec3,
-    /// Its velocity since `time`.
+    /// Its velocity at `time`.
     pub velocity: Vec3,
+    /// Its acceleration since `time`: gravity in flight, zero on a straight path (absent from
+    /// older snapshots, where it is zero).
+    #[serde(default)]
+    pub acceleration: Vec3,
     /// When the path began, on the stepper's clock.
     pub time: Real,
     /// The end of the last step, on the stepper's clock: when `Position` was written.
@@ -105,6 +111,7 @@ impl Default for Path {
         Self {
             origin: Vec3::ZERO,
             velocity: Vec3::ZERO,
+            acceleration: Vec3::ZERO,
             time: 0.0,
             until: Real::NAN,
         }
@@ -116,7 +123,25 @@ impl Path {
     #[must_use]
     #[inline]
     pub fn at(&self, t: Real) -> Vec3 {
-        self.origin + self.velocity * (t - self.time)
+        self.trajectory().at(t)
+    }
+
+    /// Return the ball's velocity on the path at `t`, on the stepper's clock.
+    #[must_use]
+    #[inline]
+    pub fn velocity_at(&self, t: Real) -> Vec3 {
+        self.trajectory().velocity_at(t)
+    }
+
+    /// The stepper's form of the path.
+    #[inline]
+    pub(super) fn trajectory(&self) -> Trajectory {
+        Trajectory {
+            origin: self.origin,
+            velocity: self.velocity,
+            acceleration: self.acceleration,
+            time: self.time,
+        }
     }
 }
 

@@ -24,10 +24,13 @@
 //!    the calendar is empty.
 //! 6. Finish: advance every ball to the end of the step, measure, and write back.
 //!
-//! Without gravity and with an exact strategy, a ball's path holds across steps (the
-//! [`Path`] component) and so do its predictions: they look past the step's end, events after
-//! it wait in the calendar, and each ball keeps its earliest event only (a stale one sends the
-//! ball to look again). A step that follows such a step reads the world, compares each ball
+//! With an exact strategy, a ball's path holds across steps (the [`Path`] component) and so do
+//! its predictions: they look past the step's end (straight paths without a bound, parabolas
+//! to the end of the epoch's last step), events after it wait in the calendar, and each ball
+//! keeps its earliest event only (a stale one sends the ball to look again). Under gravity this
+//! holds only after a calm step, one in which nothing rested, moved on a surface, slept, was
+//! stopped by the budget or declined a contact it may meet again: such a step leaves no clock
+//! in the world, so the step after it starts afresh, as under gravity before. A step that follows such a step reads the world, compares each ball
 //! with what it wrote (bit for bit), predicts only the balls that changed, and goes on from the
 //! calendar it kept. Anything else (a spawn, a despawn, a changed static, radius or
 //! configuration, a sleeper, a new epoch of the paths' clock) starts afresh, as a new stepper
@@ -73,6 +76,7 @@
 mod cluster;
 mod predict;
 use predict::Asking;
+use world::clock_of;
 mod resolve;
 mod surface;
 mod world;
@@ -81,7 +85,7 @@ use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
-use super::bodies::{Balls, permute};
+use super::bodies::{Balls, OnSurface, permute};
 use super::calendar::{Calendar, Happening, Key, NEVER, Next, Other};
 use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
@@ -107,6 +111,13 @@ const ELASTIC_AFTER: u32 = 64;
 /// where its ball is, at time 0, so that the clock's rounding stays within a few dozen times that
 /// of a single step's times.
 const EPOCH_STEPS: u32 = 64;
+
+/// The end of the last step of an epoch of steps of `dt`, on the paths' clock, where curved
+/// predictions stop looking: a clock within the epoch is below `EPOCH_STEPS · dt`, so its step
+/// ends by `(EPOCH_STEPS + 1) · dt`.
+fn epoch_end(dt: Real) -> Real {
+    Real::from(EPOCH_STEPS + 1) * dt
+}
 
 /// Steps a [`World`] of balls and static shapes.
 ///
@@ -174,18 +185,25 @@ pub struct Stepper {
     /// The last step completed with paths that hold, and left its calendar, cells and order
     /// to the next (a cache: a fresh stepper rebuilds them and meets the same events).
     kept: bool,
-    /// Paths hold across steps in the current step (no gravity, an exact strategy).
+    /// Paths hold across steps in the current step (an exact strategy; under gravity, after a
+    /// calm step).
     keeps: bool,
     /// The end of the last step completed, on the paths' clock.
     last_end: Real,
+    /// The length of the last step completed.
+    last_dt: Real,
     /// The end of the current step, on the paths' clock.
     step_end: Real,
     /// Where paths hold: per ball, the key of its earliest event in the calendar (the only one
     /// each ball keeps, with those of other balls that involve it).
     held: Vec<Key>,
-    /// Where paths hold: pairs met at a contact that turned out not to approach, left out of
-    /// predictions until one of them changes course.
-    declined: Vec<Touching>,
+    /// Where paths hold: pairs met at a contact that turned out not to approach, with the time
+    /// from which they may meet again (infinite for pairs that part for good); asked only from
+    /// then until one of them changes course.
+    declined: Vec<(Touching, Real)>,
+    /// A pair declined in this step may meet again later (paths that curve back together):
+    /// the step is not calm.
+    declined_curved: bool,
     /// Balls whose paths changed outside the event loop (edited, stopped): they predict
     /// afresh at the start of the next step that continues this one's calendar.
     changed_balls: Vec<u32>,
@@ -264,25 +282,36 @@ impl Stepper {
             return Err(StepError::InvalidDt(dt));
         }
         self.config.check()?;
-        let keep_paths = self.config.gravity == Vec3::ZERO && strategy.misses_are_certain();
-        // What the last step left (calendar, cells, order) goes on only if this one completes
-        let continued =
-            std::mem::take(&mut self.kept) && keep_paths && self.gather_kept(world, dt)?;
+        let gravity = self.config.gravity;
+        // Under gravity paths hold only after a calm step, one that left the world a clock
+        let keep_paths = strategy.misses_are_certain()
+            && (gravity == Vec3::ZERO || clock_of(world, dt).is_some());
+        // What the last step left (calendar, cells, order) goes on only if this one completes;
+        // predictions made for curved paths looked as far as the epoch of that step's `dt`
+        let continued = std::mem::take(&mut self.kept)
+            && keep_paths
+            && (gravity == Vec3::ZERO || dt == self.last_dt)
+            && self.gather_kept(world, dt)?;
         if !continued {
             self.gather(world, dt, keep_paths)?;
         }
         self.keeps = keep_paths;
         let (t0, t1) = (self.clock, self.clock + dt);
         self.step_end = t1;
-        // Where paths hold, predictions look past the step's end and wait for the next steps
-        let horizon = if keep_paths { Real::INFINITY } else { t1 };
+        // Where paths hold, predictions look past the step's end and wait for the next steps:
+        // straight ones without a bound, curved ones to the end of the epoch's last step
+        let horizon = match (keep_paths, gravity == Vec3::ZERO) {
+            (false, _) => t1,
+            (true, true) => Real::INFINITY,
+            (true, false) => epoch_end(dt),
+        };
         self.report.events.clear();
         self.report.stats = StepStats::default();
         self.links.clear();
+        self.declined_curved = false;
         self.pushes.clear();
         self.pushes_sorted = false;
 
-        let gravity = self.config.gravity;
         self.rest_speed = self
             .config
             .rest_speed
@@ -306,7 +335,8 @@ impl Stepper {
             let width = if keep_paths { dt } else { 0.0 };
             self.calendar.clear(width, 2 * self.balls.len());
             self.build_broadphase(dt, keep_paths);
-            if gravity != Vec3::ZERO {
+            // Where paths hold the step before was calm: no cluster rested in it
+            if gravity != Vec3::ZERO && !keep_paths {
                 self.project_resting(t0, t1);
             }
             self.predict_all(t0, horizon, strategy);
@@ -349,9 +379,10 @@ impl Stepper {
             }
         }
 
-        // Paths that hold across steps stay as they began; the others end here
-        if !keep_paths {
-            for i in 0..self.balls.len() {
+        // Paths that hold across steps stay as they began; the others end here, as do those
+        // on a surface (their spin turns with them)
+        for i in 0..self.balls.len() {
+            if !keep_paths || self.balls.on_surface(i) {
                 self.balls.advance(i, t1);
             }
         }
@@ -378,12 +409,38 @@ impl Stepper {
         );
         // Sleep changes paths at the step's end, and wakes whole islands: predictions go on
         // only among balls awake
+        let calm = gravity == Vec3::ZERO || self.calm();
         self.kept = keep_paths
+            && calm
             && self.report.stats.sleeping == 0
             && self.balls.rest.iter().all(|r| r.woke_from.is_none());
         self.last_end = t1;
-        self.scatter(world, t1, dt);
+        self.last_dt = dt;
+        // A step under gravity that was not calm leaves no clock: the next starts afresh
+        let until = if calm { t1 } else { Real::INFINITY };
+        self.scatter(world, t1, dt, until);
         Ok(&self.report)
+    }
+
+    /// True when every ball ends the step awake and in free flight under gravity: none rested,
+    /// moved on a surface, was stopped by the budget, slept or woke in the step, and no pair
+    /// declined in it may meet again. After such a
+    /// step the paths hold into the next (see [`Path`]).
+    fn calm(&self) -> bool {
+        let gravity = self.config.gravity;
+        let balls = &self.balls;
+        self.stopped.is_empty()
+            && !self.declined_curved
+            && (0..balls.len()).all(|i| {
+                let (material, rest) = (&balls.material[i], &balls.rest[i]);
+                balls.body[i].path.acceleration == gravity
+                    && !material.kicked
+                    && material.owed == Vec3::ZERO
+                    && material.resting_hits == 0
+                    && material.surface == OnSurface::No
+                    && !rest.asleep()
+                    && rest.woke_from.is_none()
+            })
     }
 
     /// Update the sleep clocks and put to sleep or wake whole islands, at `t_end`.

@@ -1,4 +1,4 @@
-//! Helpers shared by the test files: short vector construction, a ball's position,
+//! Helpers shared by the test files: short and random vector construction, a ball's position,
 //! velocity and spin, a configuration without gravity, float comparisons with a stated tolerance, and
 //! the shapes several files measure against.
 
@@ -9,6 +9,15 @@ use toibox::hecs::{Entity, World};
 use toibox::{
     AngularVelocity, CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity,
 };
+
+/// A random vector, each component uniform in `-half..half`.
+pub fn random_vector(rng: &mut impl rand::Rng, half: f64) -> Vec3 {
+    v3(
+        rng.random_range(-half..half),
+        rng.random_range(-half..half),
+        rng.random_range(-half..half),
+    )
+}
 
 /// The spin of `ball` in `world` (zero for a ball without [`AngularVelocity`]).
 pub fn spin_of(world: &World, ball: Entity) -> Vec3 {

@@ -13,7 +13,7 @@
 //! (draw, follow and natural roll); rolling resistance slows a rolling ball by `c g dt` a step
 //! until it stops and sleeps.
 
-use crate::common::{position, spin_of, v3, velocity};
+use crate::common::{position, random_vector, spin_of, v3, velocity};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use toibox::hecs::{Entity, World};
@@ -44,11 +44,7 @@ fn close(actual: Vec3, expected: Vec3, what: &str) {
 
 /// A unit vector perpendicular to `n`.
 fn across(n: Vec3, rng: &mut Pcg64) -> Vec3 {
-    let any = v3(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    );
+    let any = random_vector(rng, 1.0);
     (any - n * any.dot(n)).normalize()
 }
 
@@ -60,12 +56,7 @@ fn an_oblique_impact_on_a_plane_slides_as_worked_out() {
     // and w' = 5 mu J_n / (2 m R) (n x t)
     let mut rng = Pcg64::seed_from_u64(3);
     for case in 0..50 {
-        let n = v3(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        )
-        .normalize();
+        let n = random_vector(&mut rng, 1.0).normalize();
         let t = across(n, &mut rng);
         let (radius, e) = (rng.random_range(0.1..2.0), rng.random_range(0.0..1.0));
         let (approach, slide) = (rng.random_range(0.5..5.0), rng.random_range(0.5..5.0));
@@ -250,11 +241,7 @@ fn energy_never_rises_in_random_rough_worlds() {
     // Without gravity, with gravity down, and with gravity along a random direction
     for seed in 0..48 {
         let mut rng = Pcg64::seed_from_u64(seed);
-        let tilted = v3(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        );
+        let tilted = random_vector(&mut rng, 1.0);
         let gravity = match seed % 3 {
             0 => Vec3::ZERO,
             1 => v3(0.0, -9.81, 0.0),
@@ -264,11 +251,7 @@ fn energy_never_rises_in_random_rough_worlds() {
         rough_box(&mut world, rng.random_range(0.0..1.5));
         let block = random_block(Vec3::splat(-1.0), Vec3::splat(1.0), 40, 0.08, 4.0, seed);
         for ball in block.unwrap() {
-            let spin = v3(
-                rng.random_range(-20.0..20.0),
-                rng.random_range(-20.0..20.0),
-                rng.random_range(-20.0..20.0),
-            );
+            let spin = random_vector(&mut rng, 20.0);
             ball.friction(rng.random_range(0.0..1.5))
                 .restitution(rng.random_range(0.0..1.0))
                 .spin(spin)
@@ -291,12 +274,7 @@ fn energy_never_rises_in_random_rough_worlds() {
 /// 1/60, 1/30, 1/240, 0.05 or 0.2 for 2.5 time units.
 fn harsh_world(seed: u64) -> (World, Vec3, Real) {
     let mut rng = Pcg64::seed_from_u64(seed + 7_000);
-    let dir = v3(
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-        rng.random_range(-1.0..1.0),
-    )
-    .normalize();
+    let dir = random_vector(&mut rng, 1.0).normalize();
     let gravity = if seed % 3 == 0 {
         v3(0.0, 0.0, -9.81)
     } else {
@@ -328,16 +306,8 @@ fn harsh_world(seed: u64) -> (World, Vec3, Real) {
         }
     }
     for (p, r) in placed {
-        let v = v3(
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-            rng.random_range(-1.0..1.0),
-        ) * rng.random_range(0.0..6.0);
-        let spin = v3(
-            rng.random_range(-20.0..20.0),
-            rng.random_range(-20.0..20.0),
-            rng.random_range(-20.0..20.0),
-        );
+        let v = random_vector(&mut rng, 1.0) * rng.random_range(0.0..6.0);
+        let spin = random_vector(&mut rng, 20.0);
         BallDef::new(p, r)
             .velocity(v)
             .mass(rng.random_range(0.1..10.0))

@@ -159,6 +159,12 @@ impl Stepper {
                 (a, Other::Ball(b as u32), from)
             }
         };
+        // Declined on paths that curve back together: not before they can meet again
+        let from = match self.declined_until(a, other) {
+            Some(after) if after >= t_end => return,
+            Some(after) => from.max(after),
+            None => from,
+        };
         let (me, toi) = self.query(a, other, from, t_end, strategy);
         // A certain miss, or a certain hit after the step, cannot end it overlapping (`measure`)
         let can_overlap = match toi {
@@ -252,7 +258,13 @@ impl Stepper {
     /// behind its tangent plane, which the ball leaves and comes back to on a parabola), so
     /// asking again from then finds its next contact. On straight paths, or accelerated
     /// apart, a pair that parts never meets again.
-    fn parts_until(&self, me: &MovingBall, other: Other, from: Real, n: Vec3) -> Option<Real> {
+    pub(super) fn parts_until(
+        &self,
+        me: &MovingBall,
+        other: Other,
+        from: Real,
+        n: Vec3,
+    ) -> Option<Real> {
         let them = self.other_motion(other, from);
         let mine = (me.velocity, me.acceleration);
         if closing(mine, them, n, self.rest_speed).is_some() {
@@ -296,7 +308,7 @@ impl Stepper {
         // Contacts found before whose balls have not changed course since still hold
         let counters = &self.balls.counter;
         self.contacts.retain(|c| c.live(counters));
-        self.declined.retain(|c| c.live(counters));
+        self.declined.retain(|(c, _)| c.live(counters));
         // Stale events pile up over the steps: drop them when they outnumber the balls
         if self.calendar.len() > 3 * self.balls.len() + 1024 {
             self.calendar.compact(counters, &self.held);
@@ -314,16 +326,28 @@ impl Stepper {
         self.changed_balls.clear();
     }
 
-    /// True when ball `i` and `other` met at a contact that turned out not to approach, and
-    /// neither has changed course since: the pair is left out of predictions (see
-    /// [`Stepper::look_again`]).
+    /// True when ball `i` and `other` met at a contact that turned out not to approach, parted
+    /// for good, and neither has changed course since: the pair is left out of predictions
+    /// (see [`Stepper::look_again`]).
     fn declines(&self, i: usize, other: Other) -> bool {
-        !self.declined.is_empty()
-            && self.declined.iter().any(|d| {
+        self.declined_until(i, other) == Some(Real::INFINITY)
+    }
+
+    /// When ball `i` and `other` may meet again, if they met at a contact that turned out not
+    /// to approach and neither has changed course since.
+    fn declined_until(&self, i: usize, other: Other) -> Option<Real> {
+        if self.declined.is_empty() {
+            return None;
+        }
+        self.declined
+            .iter()
+            .filter(|(d, _)| {
                 let same = (d.a as usize == i && d.other == other)
                     || (other == Other::Ball(d.a) && d.other == Other::Ball(i as u32));
                 same && d.live(&self.balls.counter)
             })
+            .map(|&(_, after)| after)
+            .reduce(Real::max)
     }
 
     /// Return which of balls `i` and `j` asks about their pair: the one that changed course

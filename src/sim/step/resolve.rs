@@ -26,9 +26,11 @@ impl Stepper {
         strategy: &S,
     ) -> bool {
         // Where paths hold, a path restarts only at a change of course, which a stepper taking
-        // the world over would see: not for a contact that turns out not to approach
+        // the world over would see: not for a contact that turns out not to approach. A ball on
+        // a surface restarts at once (it leaves the surface, or moves on it, from here): such a
+        // step is not calm, so the next starts afresh
         let keeps = self.keeps;
-        if !keeps {
+        if !keeps || self.balls.on_surface(i) {
             self.balls.advance(i, now);
         }
         let ball = self.balls.ball_at(i, now);
@@ -43,7 +45,7 @@ impl Stepper {
         let (proximity, mut other, kind, entity, (restitution, friction)) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
-                if !keeps {
+                if !keeps || self.balls.on_surface(j) {
                     self.balls.advance(j, now);
                 }
                 (
@@ -91,6 +93,11 @@ impl Stepper {
         let rests = approach < self.rest_speed || approach == 0.0;
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
         // can
+        // It lies there from `now` if it can: its path restarts then
+        let restarted = keeps && rests && on_static.is_some();
+        if restarted {
+            self.balls.advance(i, now);
+        }
         if rests
             && let Some(k) = on_static
             && self.lie_on(i, k, &proximity, now, t_end, strategy)
@@ -123,6 +130,10 @@ impl Stepper {
         let mu = combine_friction(self.balls.material[i].friction, friction);
         let Some(response) = resolve(me, other, n, (e, mu), self.rest_speed, rests) else {
             self.fall(left, now, t_end, strategy);
+            if restarted {
+                self.balls.bump(i);
+                self.predict(i, now, t_end, strategy, Asking::Changed { except: None });
+            }
             return false;
         };
         if kick_i {
@@ -249,7 +260,8 @@ impl Stepper {
 
     /// Where each ball keeps only its earliest event: a contact that turned out not to approach
     /// leaves its balls without one, so they look again, leaving that pair out until one of
-    /// them changes course (their paths are as they were).
+    /// them changes course (their paths are as they were); a pair whose paths curve back
+    /// together is left out only until it is farthest apart.
     pub(super) fn look_again<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
@@ -258,8 +270,21 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
     ) {
+        let me = self.balls.moving(i, now);
+        let ball = self.balls.ball_at(i, now);
+        let normal = match other {
+            Other::Ball(j) => self.balls.ball_at(j as usize, now).proximity(&ball).normal,
+            Other::Static(k) => self.statics[k as usize].shape.proximity(&ball).normal,
+        };
+        let after = match self.parts_until(&me, other, now, normal) {
+            Some(farthest) => {
+                self.declined_curved = true;
+                farthest
+            }
+            None => Real::INFINITY,
+        };
         self.declined
-            .push(Touching::new(i as u32, other, &self.balls.counter));
+            .push((Touching::new(i as u32, other, &self.balls.counter), after));
         self.predict(i, now, t_end, strategy, Asking::Again);
         if let Other::Ball(j) = other {
             self.predict(j as usize, now, t_end, strategy, Asking::Again);

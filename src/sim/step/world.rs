@@ -76,15 +76,17 @@ impl Stepper {
     }
 
     /// Copy the balls and statics out of the world, checking their values, and set the clock
-    /// of the step. With `keep_paths` (no gravity, an exact strategy), the balls' [`Path`]s
-    /// hold within an epoch of [`EPOCH_STEPS`] steps of `dt`; otherwise, and when an epoch
-    /// ends, every path starts where its ball is, at time 0.
+    /// of the step. With `keep_paths` (an exact strategy; under gravity, a world that holds a
+    /// clock), the balls' [`Path`]s hold within an epoch of [`EPOCH_STEPS`] steps of `dt`, each
+    /// while it falls under the configured gravity; otherwise, and when an epoch ends, every
+    /// path starts where its ball is, at time 0.
     pub(super) fn gather(
         &mut self,
         world: &mut World,
         dt: Real,
         keep_paths: bool,
     ) -> Result<(), StepError> {
+        let gravity = self.config.gravity;
         let clock = clock_of(world, dt).filter(|_| keep_paths);
         let keep = clock.is_some();
         let clock = clock.unwrap_or(0.0);
@@ -106,10 +108,10 @@ impl Stepper {
             let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
             let restitution = checked.restitution;
             // Its path goes on while the world still puts the ball where the path does
-            let path = match path.filter(|q| keep && holds(q, clock, p, v)) {
+            let path = match path.filter(|q| keep && holds(q, clock, p, v, gravity)) {
                 Some(q) => {
                     held = true;
-                    Trajectory::straight(q.origin, q.velocity, q.time)
+                    q.trajectory()
                 }
                 None => Trajectory::straight(p.0, v.0, clock),
             };
@@ -183,6 +185,7 @@ impl Stepper {
     /// (bit for bit) starts a new path and is listed in `changed_balls`, to predict afresh.
     /// False, with the arrays in no particular state, when the step must start afresh.
     pub(super) fn gather_kept(&mut self, world: &mut World, dt: Real) -> Result<bool, StepError> {
+        let gravity = self.config.gravity;
         let Some(clock) = clock_of(world, dt).filter(|&t| t == self.last_end) else {
             return Ok(false);
         };
@@ -220,12 +223,9 @@ impl Stepper {
             if r.0 != body.radius {
                 return Ok(false);
             }
-            let same = path.is_some_and(|q| {
-                holds(q, clock, p, v)
-                    && q.origin == body.path.origin
-                    && q.velocity == body.path.velocity
-                    && q.time == body.path.time
-            }) && 1.0 / m.0 == material.inverse_mass
+            let same = path
+                .is_some_and(|q| holds(q, clock, p, v, gravity) && q.trajectory() == body.path)
+                && 1.0 / m.0 == material.inverse_mass
                 && restitution == material.restitution;
             if !same {
                 body.path = Trajectory::straight(p.0, v.0, clock);
@@ -296,8 +296,8 @@ impl Stepper {
     }
 
     /// Write positions, velocities and paths back as of `t_end`, through the order they were
-    /// gathered in.
-    pub(super) fn scatter(&mut self, world: &mut World, t_end: Real, dt: Real) {
+    /// gathered in, each path with `until` as the clock it holds at (infinite: it does not hold).
+    pub(super) fn scatter(&mut self, world: &mut World, t_end: Real, dt: Real, until: Real) {
         self.count_islands();
         let query = world.query_mut::<(
             Entity,
@@ -332,8 +332,9 @@ impl Stepper {
             let written = Path {
                 origin: body.origin,
                 velocity: body.velocity,
+                acceleration: body.acceleration,
                 time: body.time,
-                until: t_end,
+                until,
             };
             match path {
                 Some(path) => *path = written,
@@ -488,8 +489,9 @@ fn rest_of(sleep: &Sleep) -> Rest {
 }
 
 /// The paths' clock: the end of the last step, as the first path of the world that has one
-/// gives it (new balls have none), if it lies within an epoch of steps of `dt`.
-fn clock_of(world: &World, dt: Real) -> Option<Real> {
+/// gives it (new balls have none), if it lies within an epoch of steps of `dt`. A step under
+/// gravity that was not calm leaves none (an infinite `until`).
+pub(super) fn clock_of(world: &World, dt: Real) -> Option<Real> {
     world
         .query::<&Path>()
         .iter()
@@ -498,8 +500,12 @@ fn clock_of(world: &World, dt: Real) -> Option<Real> {
         .filter(|&t| t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t))
 }
 
-/// True when path `q` still holds at `clock`: the world puts the ball where the path does, with
-/// the path's velocity, bit for bit.
-fn holds(q: &Path, clock: Real, p: &Position, v: &Velocity) -> bool {
-    q.until == clock && q.time <= clock && q.velocity == v.0 && q.at(clock) == p.0
+/// True when path `q` still holds at `clock` under `gravity`: it falls under that gravity, and
+/// the world puts the ball where the path does, with the path's velocity, bit for bit.
+fn holds(q: &Path, clock: Real, p: &Position, v: &Velocity, gravity: Vec3) -> bool {
+    q.until == clock
+        && q.time <= clock
+        && q.acceleration == gravity
+        && q.velocity_at(clock) == v.0
+        && q.at(clock) == p.0
 }
