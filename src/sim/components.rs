@@ -82,8 +82,10 @@ pub struct Name(pub String);
 /// computes the very same bits. Times are on the stepper's clock: time since its epoch began. An
 /// epoch begins anew (every path starting where its ball is, at time 0) every 64 steps or so,
 /// which bounds the rounding of the clock, and at every step with a strategy whose misses are
-/// not certain. Under gravity it also begins anew after any step in which something rested, slid
-/// or slept: such a step writes `until` as infinite, no clock.
+/// not certain. Under gravity it also begins anew after any step that was not calm (something
+/// rested, moved on a surface, slept, woke or was stopped by the budget, a path changed course
+/// as a kept step ended, or a pair that did not meet may meet later): such a step writes
+/// `until` as infinite, no clock.
 ///
 /// A path holds while the ball's [`Position`] is where the path puts it at `until` and its
 /// [`Velocity`] is the path's then, bit for bit; a ball without one, or whose components were

@@ -201,9 +201,9 @@ pub struct Stepper {
     /// from which they may meet again (infinite for pairs that part for good); asked only from
     /// then until one of them changes course.
     declined: Vec<(Touching, Real)>,
-    /// A pair declined in this step may meet again later (paths that curve back together):
-    /// the step is not calm.
-    declined_curved: bool,
+    /// A pair declined in this step may meet again later (paths that curve back together, or
+    /// pressed together as the step ran out): the step is not calm.
+    declined_may_meet: bool,
     /// Balls whose paths changed outside the event loop (edited, stopped): they predict
     /// afresh at the start of the next step that continues this one's calendar.
     changed_balls: Vec<u32>,
@@ -308,7 +308,7 @@ impl Stepper {
         self.report.events.clear();
         self.report.stats = StepStats::default();
         self.links.clear();
-        self.declined_curved = false;
+        self.declined_may_meet = false;
         self.pushes.clear();
         self.pushes_sorted = false;
 
@@ -335,7 +335,8 @@ impl Stepper {
             let width = if keep_paths { dt } else { 0.0 };
             self.calendar.clear(width, 2 * self.balls.len());
             self.build_broadphase(dt, keep_paths);
-            // Where paths hold the step before was calm: no cluster rested in it
+            // Only in steps that start afresh: a cluster that rests in a kept step makes it not
+            // calm, and the next step projects it
             if gravity != Vec3::ZERO && !keep_paths {
                 self.project_resting(t0, t1);
             }
@@ -423,17 +424,22 @@ impl Stepper {
     }
 
     /// True when every ball ends the step awake and in free flight under gravity: none rested,
-    /// moved on a surface, was stopped by the budget, slept or woke in the step, and no pair
-    /// declined in it may meet again. After such a
+    /// moved on a surface, was stopped by the budget, slept or woke in the step, none changed
+    /// course as a kept step ended, and no pair declined in it may meet again. After such a
     /// step the paths hold into the next (see [`Path`]).
     fn calm(&self) -> bool {
         let gravity = self.config.gravity;
         let balls = &self.balls;
         self.stopped.is_empty()
-            && !self.declined_curved
+            && !self.declined_may_meet
             && (0..balls.len()).all(|i| {
                 let (material, rest) = (&balls.material[i], &balls.rest[i]);
-                balls.body[i].path.acceleration == gravity
+                let path = &balls.body[i].path;
+                // A kept path that changed course as the step ended was predicted in this
+                // step, as of the next one's start: a new stepper would meet its touches there
+                let at_the_end = self.keeps && path.time == self.step_end;
+                path.acceleration == gravity
+                    && !at_the_end
                     && !material.kicked
                     && material.owed == Vec3::ZERO
                     && material.resting_hits == 0

@@ -432,6 +432,8 @@ impl Stepper {
         let time = match toi {
             Toi::Hit(contact) => (from + contact.time).clamp(now, t_end),
             Toi::Overlapping(_) if from < now => return,
+            // Asked from a later start (a pair declined until then): met when that comes
+            Toi::Overlapping(_) if from > now => from,
             Toi::Overlapping(contact) => {
                 // Touches are read only by resting contacts, which need a rest speed above zero
                 let rests = self.rest_speed > 0.0;

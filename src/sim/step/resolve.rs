@@ -278,10 +278,25 @@ impl Stepper {
         };
         let after = match self.parts_until(&me, other, now, normal) {
             Some(farthest) => {
-                self.declined_curved = true;
+                self.declined_may_meet = true;
                 farthest
             }
-            None => Real::INFINITY,
+            None => {
+                // Pressed together with no time left to push them apart: the next step meets
+                // them afresh
+                let them = match other {
+                    Other::Ball(j) => {
+                        let path = &self.balls.body[j as usize].path;
+                        (path.velocity_at(now), path.acceleration)
+                    }
+                    Other::Static(_) => (Vec3::ZERO, Vec3::ZERO),
+                };
+                let mine = (me.velocity, me.acceleration);
+                if closing(mine, them, normal, self.rest_speed).is_some() {
+                    self.declined_may_meet = true;
+                }
+                Real::INFINITY
+            }
         };
         self.declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));

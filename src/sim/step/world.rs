@@ -181,8 +181,9 @@ impl Stepper {
     /// Read the world again for a step that goes on from the last one's calendar, cells and
     /// order, where paths hold: the balls must be the same entities in the same order, none
     /// asleep, the statics and the configuration as they were, and the clock where the last
-    /// step ended, within its epoch. A ball whose components are not what the stepper wrote
-    /// (bit for bit) starts a new path and is listed in `changed_balls`, to predict afresh.
+    /// step ended, within its epoch. A ball whose path no longer holds (its position, velocity
+    /// or path not what the stepper wrote, bit for bit) starts a new path and is listed in
+    /// `changed_balls`, to predict afresh; a new mass or restitution is taken as it is.
     /// False, with the arrays in no particular state, when the step must start afresh.
     pub(super) fn gather_kept(&mut self, world: &mut World, dt: Real) -> Result<bool, StepError> {
         let gravity = self.config.gravity;
@@ -223,16 +224,16 @@ impl Stepper {
             if r.0 != body.radius {
                 return Ok(false);
             }
-            let same = path
-                .is_some_and(|q| holds(q, clock, p, v, gravity) && q.trajectory() == body.path)
-                && 1.0 / m.0 == material.inverse_mass
-                && restitution == material.restitution;
+            // A new mass or restitution leaves the path, and so the predictions, as they were:
+            // a new stepper keeps the path too
+            let same =
+                path.is_some_and(|q| holds(q, clock, p, v, gravity) && q.trajectory() == body.path);
             if !same {
                 body.path = Trajectory::straight(p.0, v.0, clock);
-                material.inverse_mass = 1.0 / m.0;
-                material.restitution = restitution;
                 self.changed_balls.push(w as u32);
             }
+            material.inverse_mass = 1.0 / m.0;
+            material.restitution = restitution;
             material.friction = checked.friction;
             material.rolling_resistance = checked.rolling_resistance;
             material.spin = checked.spin;
