@@ -29,10 +29,11 @@
 //! to the end of the epoch's last step), events after it wait in the calendar, and each ball
 //! keeps its earliest event only (a stale one sends the ball to look again). Under gravity this
 //! holds only after a calm step, one in which nothing rested, moved on a surface, slept, was
-//! stopped by the budget or declined a contact it may meet again: such a step leaves no clock
-//! in the world, so the step after it starts afresh, as under gravity before. A step that follows such a step reads the world, compares each ball
-//! with what it wrote (bit for bit), predicts only the balls that changed, and goes on from the
-//! calendar it kept. Anything else (a spawn, a despawn, a changed static, radius or
+//! stopped by the budget or declined a contact it may meet again: a step that is not calm
+//! leaves no clock in the world, so the step after it starts afresh, as under gravity before.
+//! A step that goes on from one whose paths held reads the world, compares each ball with what
+//! it wrote (bit for bit), predicts only the balls that changed, and goes on from the calendar
+//! it kept. Anything else (a spawn, a despawn, a changed static, radius or
 //! configuration, a sleeper, a new epoch of the paths' clock) starts afresh, as a new stepper
 //! does; either way the results are the same bits.
 //!

@@ -92,8 +92,7 @@ impl Stepper {
         };
         let rests = approach < self.rest_speed || approach == 0.0;
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
-        // can
-        // It lies there from `now` if it can: its path restarts then
+        // can, from `now` (where paths hold, its path restarts then)
         let restarted = keeps && rests && on_static.is_some();
         if restarted {
             self.balls.advance(i, now);
