@@ -198,9 +198,9 @@ pub struct Stepper {
     /// Where paths hold: per ball, the key of its earliest event in the calendar (the only one
     /// each ball keeps, with those of other balls that involve it).
     held: Vec<Key>,
-    /// Where paths hold: pairs met at a contact that turned out not to approach, with the time
-    /// from which they may meet again (infinite for pairs that part for good); asked only from
-    /// then until one of them changes course.
+    /// Pairs met at a contact that turned out not to approach, with the time from which they
+    /// may meet again (infinite for pairs that part for good); asked only from then until one
+    /// of them changes course.
     declined: Vec<(Touching, Real)>,
     /// A pair declined in this step may meet again later (paths that curve back together, or
     /// pressed together as the step ran out): the step is not calm.
@@ -373,8 +373,8 @@ impl Stepper {
                 Happening::Contact(other) => {
                     if self.resolve(i, other, now, horizon, strategy) {
                         resolved += 1;
-                    } else if keep_paths {
-                        // Not a contact after all: both look for their next event without it
+                    } else {
+                        // Not a contact after all: look for the next meeting without it
                         self.look_again(i, other, now, horizon, strategy);
                     }
                 }

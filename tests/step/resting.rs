@@ -938,3 +938,25 @@ fn a_ball_pushed_along_by_a_ball_the_budget_stops_gives_the_push_back() {
     );
     assert!(report.stats.max_penetration <= 1e-9, "{:?}", report.stats);
 }
+
+#[test]
+fn a_ball_parting_from_an_edge_while_pressed_back_is_met_again() {
+    // The harsh rough box of the friction tests (seed 3262: gravity along a random direction,
+    // no rolling resistance, steps of 1/240) with a budget of 24 contacts, saved before its
+    // step 307. A ball lies on the slope's edge, parting from it at 1.8e-3 while gravity
+    // presses it back at 9.1. Its query found a touch at 7.5e-15 (rounding), which then did not
+    // approach; nothing asked the pair again, and the ball came back into the slope, 4.9e-5
+    // deep by the step's end. The pair is now asked again from when it is farthest apart
+    let text = include_str!("worlds/parting_from_an_edge.ron");
+    let mut world = toibox::scene::Snapshot::from_ron(text, "parting_from_an_edge.ron")
+        .unwrap()
+        .restore()
+        .unwrap();
+    let mut stepper = Stepper::new(StepConfig {
+        gravity: Vec3::new(1.9288243574799142, -6.798847536036762, -6.60756011062521),
+        max_events_per_step: Some(24),
+        ..StepConfig::default()
+    });
+    let report = stepper.step(&mut world, 1.0 / 240.0).unwrap();
+    assert!(report.stats.max_penetration <= 1e-9, "{:?}", report.stats);
+}

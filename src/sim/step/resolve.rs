@@ -257,10 +257,11 @@ impl Stepper {
         });
     }
 
-    /// Where each ball keeps only its earliest event: a contact that turned out not to approach
-    /// leaves its balls without one, so they look again, leaving that pair out until one of
-    /// them changes course (their paths are as they were); a pair whose paths curve back
-    /// together is left out only until it is farthest apart.
+    /// After a contact that turned out not to approach: the pair is left out of predictions
+    /// until one of its balls changes course (their paths are as they were), or, where its
+    /// paths curve back together, only until it is farthest apart, and asked again from then.
+    /// Where each ball keeps only its earliest event, the contact left its balls without one,
+    /// so they look again.
     pub(super) fn look_again<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
@@ -299,9 +300,14 @@ impl Stepper {
         };
         self.declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));
-        self.predict(i, now, t_end, strategy, Asking::Again);
-        if let Other::Ball(j) = other {
-            self.predict(j as usize, now, t_end, strategy, Asking::Again);
+        if self.keeps {
+            self.predict(i, now, t_end, strategy, Asking::Again);
+            if let Other::Ball(j) = other {
+                self.predict(j as usize, now, t_end, strategy, Asking::Again);
+            }
+        } else if after < t_end {
+            // Every other event of the two is still in the calendar: only this pair is asked
+            self.ask(i, other, now, t_end, strategy);
         }
     }
 
