@@ -285,16 +285,18 @@ impl Stepper {
         self.config.check()?;
         let gravity = self.config.gravity;
         // Under gravity paths hold only after a calm step, one that left the world a clock
-        let keep_paths = strategy.misses_are_certain()
-            && (gravity == Vec3::ZERO || clock_of(world, dt).is_some());
+        let clock = clock_of(world, dt);
+        let keep_paths =
+            strategy.misses_are_certain() && (gravity == Vec3::ZERO || clock.is_some());
+        let clock = clock.filter(|_| keep_paths);
         // What the last step left (calendar, cells, order) goes on only if this one completes;
         // predictions made for curved paths looked as far as the epoch of that step's `dt`
         let continued = std::mem::take(&mut self.kept)
             && keep_paths
             && (gravity == Vec3::ZERO || dt == self.last_dt)
-            && self.gather_kept(world, dt)?;
+            && self.gather_kept(world, clock)?;
         if !continued {
-            self.gather(world, dt, keep_paths)?;
+            self.gather(world, clock)?;
         }
         self.keeps = keep_paths;
         let (t0, t1) = (self.clock, self.clock + dt);

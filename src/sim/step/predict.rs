@@ -246,7 +246,7 @@ impl Stepper {
     }
 
     /// The velocity and acceleration of `other` at `t` (zero for a static shape).
-    fn other_motion(&self, other: Other, t: Real) -> (Vec3, Vec3) {
+    pub(super) fn other_motion(&self, other: Other, t: Real) -> (Vec3, Vec3) {
         match other {
             Other::Ball(j) => {
                 let path = &self.balls.body[j as usize].path;

@@ -276,28 +276,15 @@ impl Stepper {
             Other::Ball(j) => self.balls.ball_at(j as usize, now).proximity(&ball).normal,
             Other::Static(k) => self.statics[k as usize].shape.proximity(&ball).normal,
         };
-        let after = match self.parts_until(&me, other, now, normal) {
-            Some(farthest) => {
-                self.declined_may_meet = true;
-                farthest
-            }
-            None => {
-                // Pressed together with no time left to push them apart: the next step meets
-                // them afresh
-                let them = match other {
-                    Other::Ball(j) => {
-                        let path = &self.balls.body[j as usize].path;
-                        (path.velocity_at(now), path.acceleration)
-                    }
-                    Other::Static(_) => (Vec3::ZERO, Vec3::ZERO),
-                };
-                let mine = (me.velocity, me.acceleration);
-                if closing(mine, them, normal, self.rest_speed).is_some() {
-                    self.declined_may_meet = true;
-                }
-                Real::INFINITY
-            }
-        };
+        let after = self
+            .parts_until(&me, other, now, normal)
+            .unwrap_or(Real::INFINITY);
+        // Pressed together with no time left to push them apart: the next step meets them
+        // afresh
+        let mine = (me.velocity, me.acceleration);
+        let them = self.other_motion(other, now);
+        let pressed = closing(mine, them, normal, self.rest_speed).is_some();
+        self.declined_may_meet |= pressed || after.is_finite();
         self.declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));
         if self.keeps {

@@ -76,18 +76,16 @@ impl Stepper {
     }
 
     /// Copy the balls and statics out of the world, checking their values, and set the clock
-    /// of the step. With `keep_paths` (an exact strategy; under gravity, a world that holds a
-    /// clock), the balls' [`Path`]s hold within an epoch of [`EPOCH_STEPS`] steps of `dt`, each
+    /// of the step. Given the world's `clock` ([`clock_of`], where paths hold: an exact
+    /// strategy, and under gravity a world that holds a clock), the balls' [`Path`]s hold, each
     /// while it falls under the configured gravity; otherwise, and when an epoch ends, every
     /// path starts where its ball is, at time 0.
     pub(super) fn gather(
         &mut self,
         world: &mut World,
-        dt: Real,
-        keep_paths: bool,
+        clock: Option<Real>,
     ) -> Result<(), StepError> {
         let gravity = self.config.gravity;
-        let clock = clock_of(world, dt).filter(|_| keep_paths);
         let keep = clock.is_some();
         let clock = clock.unwrap_or(0.0);
         let mut held = false;
@@ -181,13 +179,17 @@ impl Stepper {
     /// Read the world again for a step that goes on from the last one's calendar, cells and
     /// order, where paths hold: the balls must be the same entities in the same order, none
     /// asleep, the statics and the configuration as they were, and the clock where the last
-    /// step ended, within its epoch. A ball whose path no longer holds (its position, velocity
+    /// step ended (`clock`, the world's, within its epoch). A ball whose path no longer holds (its position, velocity
     /// or path not what the stepper wrote, bit for bit) starts a new path and is listed in
     /// `changed_balls`, to predict afresh; a new mass or restitution is taken as it is.
     /// False, with the arrays in no particular state, when the step must start afresh.
-    pub(super) fn gather_kept(&mut self, world: &mut World, dt: Real) -> Result<bool, StepError> {
+    pub(super) fn gather_kept(
+        &mut self,
+        world: &mut World,
+        clock: Option<Real>,
+    ) -> Result<bool, StepError> {
         let gravity = self.config.gravity;
-        let Some(clock) = clock_of(world, dt).filter(|&t| t == self.last_end) else {
+        let Some(clock) = clock.filter(|&t| t == self.last_end) else {
             return Ok(false);
         };
         statics::gather(world, &mut self.statics)?;
