@@ -1,14 +1,47 @@
 //! Helpers shared by the test files: short and random vector construction, a ball's position,
-//! velocity and spin, a configuration without gravity, float comparisons with a stated tolerance, and
-//! the shapes several files measure against.
+//! velocity and spin, a world's energy and whether it holds a clock, a configuration without
+//! gravity, float comparisons with a stated tolerance, and the shapes several files measure
+//! against.
 
 // Each test file uses some of these
 #![allow(dead_code)]
 
 use toibox::hecs::{Entity, World};
+use toibox::sim::{Mass, Path, Radius};
 use toibox::{
     AngularVelocity, CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity,
 };
+
+/// Kinetic, rotational and potential energy under `gravity` of the world's balls, and the sum
+/// of their magnitudes (a scale for rounding).
+pub fn energy(world: &World, gravity: Vec3) -> (f64, f64) {
+    let mut q = world.query::<(
+        &Position,
+        &Velocity,
+        &Mass,
+        &Radius,
+        Option<&AngularVelocity>,
+    )>();
+    q.iter()
+        .map(|(p, v, m, r, w)| {
+            let kinetic = 0.5 * m.0 * v.0.length_squared();
+            let turning = w.map_or(0.0, |w| 0.2 * m.0 * r.0 * r.0 * w.0.length_squared());
+            let potential = -m.0 * gravity.dot(p.0);
+            (
+                kinetic + turning + potential,
+                kinetic + turning + potential.abs(),
+            )
+        })
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// True when the world holds a clock to go on from: the last step left its paths holding.
+pub fn holds_a_clock(world: &World) -> bool {
+    world
+        .query::<&Path>()
+        .iter()
+        .any(|path| path.until.is_finite())
+}
 
 /// A random vector, each component uniform in `-half..half`.
 pub fn random_vector(rng: &mut impl rand::Rng, half: f64) -> Vec3 {

@@ -11,6 +11,7 @@
 //!   allows, up to its cap, and the state is the same as stepping that many times directly;
 //!   [`PreviousPosition`] holds the position before the last step, for interpolation.
 
+use crate::common::holds_a_clock;
 use hecs::World;
 use rand::{Rng as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
@@ -184,14 +185,6 @@ fn kept_predictions_are_a_cache_edits_and_all() {
     }
     // The kept stepper did keep its predictions (despawns and spawns start afresh)
     assert!(4 * asked[0] < 3 * asked[1], "queries asked {asked:?}");
-}
-
-/// True when the world holds a clock to go on from: the last step left its paths holding.
-fn holds_a_clock(world: &World) -> bool {
-    world
-        .query::<&toibox::sim::Path>()
-        .iter()
-        .any(|path| path.until.is_finite())
 }
 
 /// Under gravity, paths and predictions hold after a step in which nothing rested: in the NeHe

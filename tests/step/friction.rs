@@ -13,15 +13,15 @@
 //! (draw, follow and natural roll); rolling resistance slows a rolling ball by `c g dt` a step
 //! until it stops and sleeps.
 
-use crate::common::{position, random_vector, spin_of, v3, velocity};
+use crate::common::{energy, position, random_vector, spin_of, v3, velocity};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use toibox::hecs::{Entity, World};
 use toibox::scene::random_block;
-use toibox::sim::{Friction, Mass, Radius, Restitution, combine_friction};
+use toibox::sim::{Friction, Mass, Restitution, combine_friction};
 use toibox::{
     AngularVelocity, BallDef, BallField, CappedCylinder, ConvexPolygon, Cylinder, Orientation,
-    Plane, Position, Real, Sleep, StepConfig, StepError, Stepper, Vec3, Velocity,
+    Plane, Real, Sleep, StepConfig, StepError, Stepper, Vec3,
 };
 
 /// Relative tolerance of the hand-worked outcomes.
@@ -176,29 +176,6 @@ fn a_pair_rubs_with_the_geometric_mean() {
     assert_eq!(combine_friction(0.3, 0.3), 0.3);
     assert_eq!(combine_friction(0.0, 0.8), 0.0);
     assert!((combine_friction(0.1, 0.4) - 0.2).abs() < 1e-15);
-}
-
-/// Kinetic, rotational and potential energy of the world's balls, and the sum of their
-/// magnitudes (a scale for rounding).
-fn energy(world: &World, gravity: Vec3) -> (Real, Real) {
-    let mut q = world.query::<(
-        &Position,
-        &Velocity,
-        &Mass,
-        &Radius,
-        Option<&AngularVelocity>,
-    )>();
-    q.iter()
-        .map(|(p, v, m, r, w)| {
-            let kinetic = 0.5 * m.0 * v.0.length_squared();
-            let turning = w.map_or(0.0, |w| 0.2 * m.0 * r.0 * r.0 * w.0.length_squared());
-            let potential = -m.0 * gravity.dot(p.0);
-            (
-                kinetic + turning + potential,
-                kinetic + turning + potential.abs(),
-            )
-        })
-        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
 /// Step `world` by `dt` under `gravity`, checking that its energy (kinetic, rotational and

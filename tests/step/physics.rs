@@ -15,7 +15,8 @@
 //! `NEWTON` (1e-9) where the rim iteration is involved, `REST` (1e-12) for "at rest".
 
 use crate::common::{
-    assert_close_named, assert_vec_close_named, no_gravity, position, random_vector, v3, velocity,
+    assert_close_named, assert_vec_close_named, energy, holds_a_clock, no_gravity, position,
+    random_vector, v3, velocity,
 };
 use hecs::{Entity, World};
 use rand::{Rng, SeedableRng};
@@ -1756,20 +1757,6 @@ fn falling_elastic_world(seed: u64) -> (World, Vec3, f64) {
     (world, gravity, dt)
 }
 
-/// Kinetic plus potential energy of the world's balls under `gravity`, and the sum of their
-/// magnitudes (a scale for rounding).
-fn energy_under(world: &World, gravity: Vec3) -> (f64, f64) {
-    world
-        .query::<(&Position, &Velocity, &Mass)>()
-        .iter()
-        .map(|(p, v, m)| {
-            let kinetic = 0.5 * m.0 * v.0.length_squared();
-            let potential = -m.0 * gravity.dot(p.0);
-            (kinetic + potential, kinetic + potential.abs())
-        })
-        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
-}
-
 /// Paths kept across steps under gravity are exact as fresh ones: in 48 falling elastic
 /// worlds nothing ends inside anything or escapes, energy is kept to 1e-9 of its scale in
 /// every step in which nothing rested and never rises in the others (a resting contact is
@@ -1786,7 +1773,7 @@ fn kept_paths_under_gravity_let_nothing_through_and_keep_energy() {
         };
         let mut stepper = Stepper::new(config.clone());
         for step in 0..150 {
-            let (before, scale) = energy_under(&world, gravity);
+            let (before, scale) = energy(&world, gravity);
             let report = stepper.step(&mut world, dt).unwrap();
             let what = format!("seed {seed}, step {step}");
             assert!(
@@ -1796,13 +1783,10 @@ fn kept_paths_under_gravity_let_nothing_through_and_keep_energy() {
             );
             assert_eq!(report.stats.escaped, 0, "{what}");
             assert_eq!(report.stats.events_cap_hits, 0, "{what}");
-            let clock = world
-                .query::<&toibox::sim::Path>()
-                .iter()
-                .any(|path| path.until.is_finite());
+            let clock = holds_a_clock(&world);
             calm[usize::from(clock)] += 1;
             // A step in which nothing rested is elastic; a resting contact is not
-            let (after, _) = energy_under(&world, gravity);
+            let (after, _) = energy(&world, gravity);
             let kept = if clock {
                 (after - before).abs()
             } else {

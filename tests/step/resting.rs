@@ -910,27 +910,10 @@ fn a_ball_pushed_along_by_a_ball_the_budget_stops_gives_the_push_back() {
         max_events_per_step: Some(21),
         ..StepConfig::default()
     });
-    let energy = |world: &World| -> (Real, Real) {
-        let mut q = world.query::<(
-            &Position,
-            &Velocity,
-            &Mass,
-            &Radius,
-            Option<&toibox::AngularVelocity>,
-        )>();
-        q.iter()
-            .map(|(p, v, m, r, w)| {
-                let moving = 0.5 * m.0 * v.0.length_squared()
-                    + w.map_or(0.0, |w| 0.2 * m.0 * r.0 * r.0 * w.0.length_squared());
-                let potential = -m.0 * gravity.dot(p.0);
-                (moving + potential, moving + potential.abs())
-            })
-            .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
-    };
-    let (before, scale) = energy(&world);
+    let (before, scale) = crate::common::energy(&world, gravity);
     let report = stepper.step(&mut world, 1.0 / 240.0).unwrap();
     assert!(report.stats.events_cap_hits > 0, "{:?}", report.stats);
-    let (after, _) = energy(&world);
+    let (after, _) = crate::common::energy(&world, gravity);
     assert!(
         after <= before + 1e-12 * scale,
         "energy rose from {before} to {after} ({:e} of {scale})",
