@@ -60,6 +60,10 @@ pub struct SceneFile {
     /// Rolling resistance of balls that do not give their own, `>= 0`; default 0.
     #[serde(default)]
     pub rolling_resistance: Real,
+    /// Approach speed below which a contact comes to rest instead of bouncing, `>= 0`;
+    /// default: the stepper's (see [`StepConfig::rest_speed`](crate::StepConfig::rest_speed)).
+    #[serde(default)]
+    pub rest_speed: Option<Real>,
     /// Balls one by one.
     #[serde(default)]
     pub balls: Vec<BallEntry>,

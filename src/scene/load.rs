@@ -82,6 +82,9 @@ pub struct Scene {
     pub gravity: Vec3,
     /// The scene's strategy.
     pub toi: ToiMode,
+    /// The scene's rest speed; `None`: the stepper's default (see
+    /// [`StepConfig::rest_speed`]).
+    pub rest_speed: Option<Real>,
     /// Every ball, listed and generated.
     pub balls: Vec<BallDef>,
     /// Where each ball comes from.
@@ -220,6 +223,9 @@ impl Scene {
         file.toi
             .validate()
             .map_err(|e| ("toi".to_owned(), e.to_string()))?;
+        if let Some(speed) = file.rest_speed {
+            friction("rest_speed", speed)?;
+        }
         let defaults = Defaults {
             restitution: restitution("restitution", file.restitution)?,
             friction: friction("friction", file.friction)?,
@@ -281,6 +287,7 @@ impl Scene {
             steps: file.steps.unwrap_or(DEFAULT_STEPS),
             gravity: file.gravity,
             toi: file.toi.clone(),
+            rest_speed: file.rest_speed,
             balls,
             sources,
             planes,
@@ -297,6 +304,7 @@ impl Scene {
         let mut sim = Simulation::new(StepConfig {
             gravity: self.gravity,
             strategy: self.toi.clone(),
+            rest_speed: self.rest_speed,
             ..StepConfig::default()
         });
         // One allocation of the exact size for the balls without a colour or a name

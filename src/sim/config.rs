@@ -24,8 +24,11 @@ pub struct StepConfig {
     /// ([`ToiMode::Custom`]). Default [`ToiMode::Analytic`]. May change between steps.
     pub strategy: ToiMode,
     /// Approach speed below which a contact is resolved as perfectly inelastic, so that balls
-    /// come to rest. `None` (the default) uses `2 |gravity| dt`: the speed gravity adds in two
-    /// steps, and zero without gravity, so an elastic gas stays exactly elastic.
+    /// come to rest: finite, `>= 0`. `None` (the default) uses `2 |gravity| dt`: the speed
+    /// gravity adds in two steps, and zero without gravity, so an elastic gas stays exactly
+    /// elastic. At long steps that default swallows real bounces (at `dt` 0.5 under the
+    /// Earth's gravity, every landing slower than 9.8); a scene or a caller that steps long
+    /// sets its own. See [`StepConfig::rest_speed_for`].
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     /// Past it, contacts stop the balls that reach them for the rest of the step instead of
@@ -264,6 +267,14 @@ impl fmt::Display for StepError {
 impl std::error::Error for StepError {}
 
 impl StepConfig {
+    /// Return the rest speed of a step of `dt`: [`StepConfig::rest_speed`] if set, else
+    /// `2 |gravity| dt`.
+    #[must_use]
+    pub fn rest_speed_for(&self, dt: Real) -> Real {
+        self.rest_speed
+            .unwrap_or_else(|| 2.0 * self.gravity.length() * dt)
+    }
+
     /// Refuse a configuration the stepper cannot use.
     pub(super) fn check(&self) -> Result<(), StepError> {
         let bad = |field| Err(StepError::InvalidConfig { field });

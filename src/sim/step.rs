@@ -315,10 +315,7 @@ impl Stepper {
         self.pushes.clear();
         self.pushes_sorted = false;
 
-        self.rest_speed = self
-            .config
-            .rest_speed
-            .unwrap_or(2.0 * gravity.length() * dt);
+        self.rest_speed = self.config.rest_speed_for(dt);
         // Exact flight: every ball awake falls on a parabola until something holds it up
         if gravity != Vec3::ZERO {
             for (body, rest) in self.balls.body.iter_mut().zip(&self.balls.rest) {
@@ -465,6 +462,12 @@ impl Stepper {
             // A spinning ball's surface moves: it is not still
             let turning = body.radius * balls.material[i].spin.length();
             let speed = (end.distance(balls.start[i]) / dt).max(turning);
+            // On a surface its motion, exact, says whether it stands: rolling or sliding, or
+            // pulled down a slope, it is not still however long the step
+            let path = &body.path;
+            let stands = !balls.on_surface(i)
+                || (path.velocity_at(t_end) == Vec3::ZERO && path.acceleration == Vec3::ZERO);
+            let speed = if stands { speed } else { Real::INFINITY };
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);
             rest.grounded = balls.material[i].supported;

@@ -304,6 +304,7 @@ fn a_count_of_a_trillion_is_refused_by_its_field() {
                 restitution: 1.0,
                 friction: 0.0,
                 rolling_resistance: 0.0,
+                rest_speed: None,
                 balls: vec![BallEntry {
                     pos: Vec3::new(5.0, 5.0, 5.0),
                     vel: Vec3::ZERO,

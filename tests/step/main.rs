@@ -1,6 +1,7 @@
 //! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
 //! sleeping (`sleep`), restitution (`restitution`), spin (`spin`), friction at impacts
-//! (`friction`), motion on a surface in closed form (`surface`), determinism and snapshots (`determinism`), bad values from code
+//! (`friction`), motion on a surface in closed form (`surface`), long steps (`long_steps`),
+//! determinism and snapshots (`determinism`), bad values from code
 //! (`bad_input`), and random worlds checked against brute force (`invariants`, whose soak run
 //! CI starts with
 //! `cargo test --release --test step -- --ignored soak`). One test binary, so that
@@ -13,6 +14,7 @@ mod bad_input;
 mod determinism;
 mod friction;
 mod invariants;
+mod long_steps;
 mod physics;
 mod resting;
 mod restitution;

@@ -1,0 +1,169 @@
+//! Long steps give the physics of short ones: a ball rolling or pulled down a slope never falls
+//! asleep, however long the step, and a scene's own rest speed keeps the bounces that a long
+//! step would show.
+
+use crate::common::{position, v3, velocity};
+use crate::friction::stepper;
+use crate::surface::lying;
+use toibox::hecs::{Entity, World};
+use toibox::scene::Scene;
+use toibox::{BallDef, Plane, Real, Sleep, StepConfig, Stepper, Vec3};
+
+/// Relative tolerance of the worked paths.
+const WORKED: Real = 1e-9;
+
+fn asleep(world: &World, ball: Entity) -> bool {
+    world.get::<&Sleep>(ball).is_ok_and(|s| s.asleep())
+}
+
+#[track_caller]
+fn close(actual: Vec3, expected: Vec3, what: &str) {
+    let scale = expected.length().max(1.0);
+    assert!(
+        (actual - expected).length() <= WORKED * scale,
+        "{what}: {actual} against {expected}"
+    );
+}
+
+#[test]
+fn a_rolling_ball_rolls_on_at_any_step_length() {
+    // Rolling without slipping (v = ω × r... spin n × v / r) on a level floor without rolling
+    // resistance: nothing slows it, so after t it is v t further, still at v. The issue's case
+    // is r = 0.1, v = 5, dt 1, 20 steps: x = 100
+    for (up, along) in [
+        (Vec3::Y, Vec3::X),
+        (Vec3::Z, v3(0.6, -0.8, 0.0)),
+        (Vec3::X, Vec3::Z),
+    ] {
+        for (r, speed, dt, steps) in [
+            (0.1, 5.0, 1.0, 20),
+            (0.1, 5.0, 5.0, 4),
+            (0.5, 0.3, 2.0, 10),
+            (0.02, 0.05, 0.5, 40),
+            (0.1, 5.0, 1.0 / 60.0, 120),
+        ] {
+            let v0 = along * speed;
+            let (mut world, ball) = lying(up, r, (v0, up.cross(v0) / r), (0.5, 0.0));
+            let start = position(&world, ball);
+            let mut stepper = stepper(-up * 9.81);
+            for n in 1..=steps {
+                stepper.step(&mut world, dt).unwrap();
+                let what = format!("up {up}, r {r}, v {speed}, dt {dt}, step {n}");
+                let t = dt * Real::from(n);
+                assert!(!asleep(&world, ball), "{what}: asleep while rolling");
+                close(position(&world, ball), start + v0 * t, &what);
+                close(velocity(&world, ball), v0, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ball_on_a_gentle_slope_rolls_down_at_any_step_length() {
+    // A ball of radius 1 released at rest on a slope of 0.01 rad (friction 0.5, so it rolls:
+    // 2/7 tan θ < μ) goes 5/14 g sin θ t² down it: 3.50 in 10 s. Steps of 0.25 (the issue's
+    // case), 1 and 2.5 give the same path; none lets it fall asleep
+    let theta: Real = 0.01;
+    let (n, down) = (
+        v3(-theta.sin(), theta.cos(), 0.0),
+        v3(-theta.cos(), -theta.sin(), 0.0),
+    );
+    for (r, dt, steps) in [(1.0, 0.25, 40), (1.0, 1.0, 10), (0.05, 2.5, 4)] {
+        let (mut world, ball) = lying(n, r, (Vec3::ZERO, Vec3::ZERO), (0.5, 0.0));
+        let start = position(&world, ball);
+        let mut stepper = stepper(v3(0.0, -9.81, 0.0));
+        let a = 5.0 / 7.0 * 9.81 * theta.sin();
+        for k in 1..=steps {
+            stepper.step(&mut world, dt).unwrap();
+            let t = dt * Real::from(k);
+            let what = format!("r {r}, dt {dt}, t {t}");
+            assert!(!asleep(&world, ball), "{what}: asleep on a slope");
+            close(
+                position(&world, ball),
+                start + down * (a * t * t / 2.0),
+                &what,
+            );
+            close(velocity(&world, ball), down * (a * t), &what);
+        }
+        let gone = (position(&world, ball) - start).length();
+        assert!((gone - 3.5034).abs() < 1e-3, "r {r}, dt {dt}: {gone}");
+    }
+}
+
+/// A world with a floor facing `up` through the origin and a ball of radius 0.1 at height
+/// `h` above it, at rest, with restitution `e`.
+fn drop(up: Vec3, h: Real, e: Real) -> (World, Entity) {
+    let mut world = World::new();
+    world.spawn((Plane::new(Vec3::ZERO, up).unwrap(),));
+    let ball = BallDef::new(up * h, 0.1).restitution(e).spawn(&mut world);
+    (world, ball)
+}
+
+#[test]
+fn a_rest_speed_below_the_landing_keeps_the_bounce_at_long_steps() {
+    // Dropped from a centre height of 1.5 (a fall of 1.4) under g = 9.81: it lands at
+    // v = sqrt(2 g 1.4) = 5.241 after v / g = 0.534, leaves at e v and, τ = 1 - v / g later,
+    // is at 0.1 + e v τ - g τ² / 2 moving at e v - g τ. With e = 0.7: y = 0.745, v = -0.900,
+    // at t = 1, whatever the step, with a rest speed below 5.24 (the default, 2 |g| dt, is
+    // 9.8 at dt 0.5 and would swallow the bounce)
+    let g = 9.81;
+    let v = (2.0 * g * 1.4_f64).sqrt();
+    for up in [Vec3::Y, Vec3::X, v3(0.0, 0.6, -0.8)] {
+        for e in [0.7, 0.5, 0.9] {
+            for (dt, steps) in [(0.5, 2), (1.0, 1), (0.25, 4), (0.1, 10)] {
+                let (mut world, ball) = drop(up, 1.5, e);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: -up * g,
+                    rest_speed: Some(0.3),
+                    ..StepConfig::default()
+                });
+                for _ in 0..steps {
+                    stepper.step(&mut world, dt).unwrap();
+                }
+                let tau = 1.0 - v / g;
+                let (y, vy) = (0.1 + e * v * tau - g * tau * tau / 2.0, e * v - g * tau);
+                let what = format!("up {up}, e {e}, dt {dt}");
+                close(position(&world, ball), up * y, &what);
+                close(velocity(&world, ball), up * vy, &what);
+                if (up, e) == (Vec3::Y, 0.7) {
+                    assert!((y - 0.745).abs() < 5e-4 && (vy + 0.900).abs() < 5e-4);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rest_speed_set_by_the_caller_or_the_scene_is_honoured() {
+    // The same drop at dt 0.5: a scene's rest speed of 0.3 keeps the bounce, one of 6 (above
+    // the landing speed, 5.24) ends it at the floor
+    for (rest_speed, y, vy) in [("0.3", 0.745, -0.900), ("6.0", 0.1, 0.0)] {
+        let scene = Scene::parse(
+            &format!(
+                "Scene(dt: 0.5, restitution: 0.7, rest_speed: {rest_speed}, \
+                 planes: [(point: (0.0, 0.0, 0.0), normal: (0.0, 1.0, 0.0))], \
+                 balls: [(pos: (0.0, 1.5, 0.0), radius: 0.1)])"
+            ),
+            "drop.ron",
+        )
+        .unwrap();
+        let speed: Real = rest_speed.parse().unwrap();
+        assert_eq!(scene.rest_speed, Some(speed));
+        let mut built = scene.build();
+        assert_eq!(built.sim.stepper.config.rest_speed, Some(speed));
+        for _ in 0..2 {
+            built.sim.step(0.5).unwrap();
+        }
+        let ball = built.balls[0];
+        let (p, v) = (
+            position(&built.sim.world, ball),
+            velocity(&built.sim.world, ball),
+        );
+        assert!((p.y - y).abs() < 5e-4, "rest speed {rest_speed}: {p}");
+        assert!((v.y - vy).abs() < 5e-4, "rest speed {rest_speed}: {v}");
+    }
+    // The default
+    let config = StepConfig::default();
+    assert!((config.rest_speed_for(0.5) - 9.81).abs() < 1e-12);
+    assert_eq!(config.rest_speed_for(0.5), 2.0 * 9.81 * 0.5);
+}
