@@ -245,7 +245,7 @@ impl<'a> Runner<'a> {
                 });
             }
         }
-        read_step(world, &report.events, &mut self.judged);
+        read_step(world, &report.events, scene.dt, &mut self.judged);
         self.judge.judge(&self.judged, scene.dt);
         let (escaped, through) = self.judge.counts();
         self.trace.time.push(world.sim.time());

@@ -71,7 +71,7 @@ impl Pane {
         self.kinetic_start = crate::sim::kinetic_energy(&self.world.sim.world);
         let e = energy(&self.world.sim.world, scene.gravity);
         self.energy = (e, e);
-        read_step(&self.world, &[], &mut self.balls);
+        read_step(&self.world, &[], scene.dt, &mut self.balls);
     }
 
     /// Go back to the scene's initial state, keeping the strategy and the slice count.
@@ -152,7 +152,7 @@ impl Pane {
         });
         let report = self.world.sim.report();
         self.totals.add(&report.stats);
-        read_step(&self.world, &report.events, &mut self.balls);
+        read_step(&self.world, &report.events, dt, &mut self.balls);
         self.contacts.clear();
         for event in &report.events {
             let fraction = (event.time / dt).clamp(0.0, 1.0);
