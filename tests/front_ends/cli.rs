@@ -531,6 +531,67 @@ fn bullets_tunnel_with_the_sliced_strategies_and_never_with_the_analytic_one() {
     assert!(discrete["toi_error_max"].is_null(), "{discrete}");
 }
 
+/// A ball of radius 0.1 resting on a floor at y = -1 under a ceiling at y = 1, in steps of
+/// `DT`: a parabola under gravity through its two equal ends would bulge |g| dt² / 8 up (0.31
+/// at dt 0.5, 30.7 at dt 5), through the ceiling 1.8 above its top from dt 1.3 on.
+const RESTING_UNDER_A_CEILING: &str = "Scene(dt: DT, steps: 4, restitution: 1.0,
+    planes: [
+        (point: (0.0, -1.0, 0.0), normal: (0.0, 1.0, 0.0)),
+        (point: (0.0, 1.0, 0.0), normal: (0.0, -1.0, 0.0)),
+    ],
+    balls: [(pos: (0.0, -0.9, 0.0), radius: 0.1)],
+)";
+
+/// A ball of radius 0.5 at x = -50 flying at `VX` = 100 / `DT` along x at a thin pane at
+/// x = 0 (the square |y|, |z| <= 200), in one step of `DT`: it reaches the pane halfway
+/// through the step, having fallen g (dt/2)² / 2 (122.6 at dt 10), and would end at x = 50.
+const THROUGH_A_PANE: &str = "Scene(dt: DT, steps: 1,
+    polygons: [(vertices: [(0.0, -200.0, -200.0), (0.0, 200.0, -200.0), (0.0, 200.0, 200.0),
+        (0.0, -200.0, 200.0)])],
+    balls: [(pos: (-50.0, 0.0, 0.0), vel: (VX, 0.0, 0.0), radius: 0.5)],
+)";
+
+#[test]
+fn run_judges_a_ball_resting_under_a_ceiling_where_it_stands_at_long_steps() {
+    let dir = scratch("resting-long-steps");
+    for dt in ["0.5", "2.0", "5.0", "10.0"] {
+        let text = RESTING_UNDER_A_CEILING.replace("DT", dt);
+        let scene = write(&dir, &format!("room_{dt}.ron"), &text);
+        let out = json(&toibox(&["run", &scene, "--json"]));
+        let stats = &out["stats"];
+        assert_eq!(stats["passed_through"], 0, "dt {dt}: {stats}");
+        assert_eq!(stats["escaped"], 0, "dt {dt}: {stats}");
+        // It rested, and slept: it never moved
+        assert_eq!(stats["sleeping"], 1, "dt {dt}: {stats}");
+        assert_eq!(vector(&out["balls"][0]["pos"]), [0.0, -0.9, 0.0], "dt {dt}");
+    }
+}
+
+#[test]
+fn run_judges_a_ball_that_tunnelled_through_a_pane_at_long_steps() {
+    let dir = scratch("tunnel-long-steps");
+    for dt in [2.0, 5.0, 10.0] {
+        let text = THROUGH_A_PANE
+            .replace("DT", &format!("{dt:?}"))
+            .replace("VX", &format!("{:?}", 100.0 / dt));
+        let scene = write(&dir, &format!("pane_{dt}.ron"), &text);
+        // The exact sweep bounces it off the pane; the end-of-step test lets it through
+        let analytic = json(&toibox(&["run", &scene, "--json"]));
+        assert_eq!(
+            analytic["stats"]["passed_through"], 0,
+            "dt {dt}: {analytic}"
+        );
+        assert!(number(&analytic["balls"][0]["pos"][0]) < 0.0, "dt {dt}");
+        let discrete = json(&toibox(&["run", &scene, "--json", "--toi", "discrete"]));
+        assert_eq!(
+            discrete["stats"]["passed_through"], 1,
+            "dt {dt}: {discrete}"
+        );
+        assert_eq!(discrete["stats"]["escaped"], 0, "dt {dt}: {discrete}");
+        assert!(number(&discrete["balls"][0]["pos"][0]) > 0.0, "dt {dt}");
+    }
+}
+
 #[test]
 fn compare_explains_each_missed_contact_and_each_ball_that_passed_through() {
     let out = toibox(&[
