@@ -30,9 +30,10 @@ use crate::toi::{PairKind, ToiMode, ToiStrategy};
 /// Totals of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct RunStats {
-    /// The steps' stats folded with [`StepStats::add`]: collisions, queries, cap hits and
-    /// balls stopped summed; the deepest overlap and most balls escaped of any step; balls
-    /// asleep, kinetic energy and momentum after the last step. Written flat into JSON.
+    /// The steps' stats folded with [`StepStats::add`]: collisions, queries, cap hits, balls
+    /// stopped and the energy they lost summed; the deepest overlap and most balls escaped of
+    /// any step; balls asleep, kinetic energy and momentum after the last step. Written flat
+    /// into JSON.
     #[serde(flatten)]
     pub steps: StepStats,
     /// Balls the [`judge`](crate::judge) found passed through something (a ball, a plane, a

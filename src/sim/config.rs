@@ -31,8 +31,10 @@ pub struct StepConfig {
     /// sets its own. See [`StepConfig::rest_speed_for`].
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
-    /// Past it, contacts stop the balls that reach them for the rest of the step instead of
-    /// being resolved (see [`Stepper`](super::Stepper)): nothing passes through anything.
+    /// Past it, contacts stop the balls that reach them instead of being resolved: they end the
+    /// step at rest where they touch, and what they had is counted in
+    /// [`StepStats::energy_stopped`](super::StepStats::energy_stopped) (see
+    /// [`Stepper`](super::Stepper)). Nothing passes through anything.
     pub max_events_per_step: Option<usize>,
     /// When still balls fall asleep; `None` keeps every ball awake. Default
     /// [`SleepConfig::default`].

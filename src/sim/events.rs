@@ -45,8 +45,19 @@ pub struct StepStats {
     /// stopped its moving balls where they touch instead of being resolved.
     pub events_cap_hits: u64,
     /// Balls stopped at a contact because the budget ran out: they stood still for the rest of
-    /// the step, keeping their velocity, and lost that time.
+    /// the step and ended it at rest, velocity and spin zero.
     pub stopped: u64,
+    /// Kinetic energy the [`stopped`](Self::stopped) balls had when they stopped, spin
+    /// included (`Σ ½ m v² + ½ I ω²`, `I = 2/5 m r²`; in mass times length² per time²),
+    /// taken out of the world; 0 when the budget did not run out. Gravity paid in advance (a
+    /// ball held at a resting contact takes the rest of the step's gravity at once) is not
+    /// counted: the ball had not earned it. Without gravity, the kinetic energy at a step's
+    /// start is its [`kinetic_energy`](Self::kinetic_energy) at the end plus this plus what the
+    /// collisions dissipated (none in an elastic, frictionless world).
+    pub energy_stopped: Real,
+    /// Momentum the [`stopped`](Self::stopped) balls had when they stopped, `Σ m v` (earned,
+    /// as for [`energy_stopped`](Self::energy_stopped)), taken out of the world.
+    pub momentum_stopped: [Real; 3],
     /// Largest overlap between a ball and anything at the end of the step, in length units.
     ///
     /// Measured over the pairs whose queries in the step found them touching or meeting (with a
@@ -68,10 +79,12 @@ pub struct StepStats {
 }
 
 impl StepStats {
-    /// Fold the stats of a later step into these, for totals over many steps: the counts add
-    /// up, [`max_penetration`](Self::max_penetration) and [`escaped`](Self::escaped) keep the
-    /// largest, and [`sleeping`](Self::sleeping), the energy and the momentum take the later
-    /// step's.
+    /// Fold the stats of a later step into these, for totals over many steps: the counts and
+    /// what the stopped balls had ([`energy_stopped`](Self::energy_stopped),
+    /// [`momentum_stopped`](Self::momentum_stopped)) add up,
+    /// [`max_penetration`](Self::max_penetration) and [`escaped`](Self::escaped) keep the
+    /// largest, and [`sleeping`](Self::sleeping), the kinetic energy and the momentum take the
+    /// later step's.
     pub fn add(&mut self, later: &Self) {
         self.collisions += later.collisions;
         self.ball_ball += later.ball_ball;
@@ -81,6 +94,8 @@ impl StepStats {
         self.toi_queries += later.toi_queries;
         self.events_cap_hits += later.events_cap_hits;
         self.stopped += later.stopped;
+        self.energy_stopped += later.energy_stopped;
+        self.momentum_stopped = (self.momentum_stopped() + later.momentum_stopped()).to_array();
         self.max_penetration = self.max_penetration.max(later.max_penetration);
         self.escaped = self.escaped.max(later.escaped);
         self.sleeping = later.sleeping;
@@ -103,6 +118,13 @@ impl StepStats {
     #[must_use]
     pub fn momentum(&self) -> Vec3 {
         Vec3::from_array(self.momentum)
+    }
+
+    /// Return the momentum the stopped balls had as a vector (see
+    /// [`momentum_stopped`](Self::momentum_stopped)).
+    #[must_use]
+    pub fn momentum_stopped(&self) -> Vec3 {
+        Vec3::from_array(self.momentum_stopped)
     }
 }
 
@@ -127,6 +149,8 @@ mod tests {
             toi_queries: 10 * n,
             events_cap_hits: n / 2,
             stopped: n / 3,
+            energy_stopped: 0.25 * n as Real,
+            momentum_stopped: [0.5 * n as Real, -1.0, 0.0],
             max_penetration: depth,
             escaped,
             sleeping: n,
@@ -144,6 +168,8 @@ mod tests {
         assert_eq!(totals.toi_queries, 130);
         assert_eq!(totals.events_cap_hits, 2 + 3 + 1);
         assert_eq!(totals.stopped, 1 + 2 + 1);
+        assert_eq!(totals.energy_stopped, 0.25 * 13.0);
+        assert_eq!(totals.momentum_stopped, [0.5 * 13.0, -3.0, 0.0]);
         assert_eq!(totals.max_penetration, 1e-3);
         assert_eq!(totals.escaped, 2);
         assert_eq!(totals.sleeping, 3);

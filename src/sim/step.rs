@@ -68,11 +68,13 @@
 //! A budget of resolved collisions per step ([`StepConfig::max_events_per_step`]) bounds the
 //! work of any step without letting anything pass through: once it is spent, each later contact
 //! stops its moving balls where they touch. A stopped ball stands still for the rest of the step
-//! (it is predicted again as a still ball, so balls heading for it stop against it too) and keeps
-//! its velocity, so the next step resolves the contact at its start. Every such contact stops at
-//! least one moving ball, so at most one per ball follows the budget. Stopped balls lose the rest
-//! of the step's time; energy and momentum are untouched. [`StepStats::events_cap_hits`] counts
-//! the contacts held and [`StepStats::stopped`] the balls that stopped.
+//! (it is predicted again as a still ball, so balls heading for it stop against it too) and ends
+//! it at rest: its velocity and spin are zero in the world, the velocity it has. Every such
+//! contact stops at least one moving ball, so at most one per ball follows the budget. Stopped
+//! balls lose the rest of the step's time, their kinetic energy and their momentum.
+//! [`StepStats::events_cap_hits`] counts the contacts held, [`StepStats::stopped`] the balls
+//! that stopped, [`StepStats::energy_stopped`] and [`StepStats::momentum_stopped`] what they
+//! lost.
 
 mod cluster;
 mod predict;
@@ -133,10 +135,10 @@ fn epoch_end(dt: Real) -> Real {
 ///
 /// A budget of resolved collisions ([`StepConfig::max_events_per_step`]) bounds the work of a
 /// step without letting anything pass through anything: once it is spent, each later contact
-/// stops its moving balls where they touch, for the rest of the step. They keep their
-/// velocities, so the next step resolves those contacts at its start; energy and momentum are
-/// untouched. [`StepStats::events_cap_hits`] counts the contacts held and
-/// [`StepStats::stopped`] the balls that lost time.
+/// stops its moving balls where they touch, for the rest of the step, and they end it at rest
+/// (velocity and spin zero). [`StepStats::events_cap_hits`] counts the contacts held,
+/// [`StepStats::stopped`] the balls that lost time, [`StepStats::energy_stopped`] the kinetic
+/// energy they lost and [`StepStats::momentum_stopped`] their momentum.
 ///
 /// ```
 /// use toibox::{BallDef, Plane, StepConfig, Stepper, Vec3};
@@ -222,8 +224,8 @@ pub struct Stepper {
     keys: Vec<u64>,
     /// Scratch of `permute`.
     done: Vec<u64>,
-    /// The balls stopped in this step after the budget ran out, with the velocity each keeps.
-    stopped: Vec<(u32, Vec3)>,
+    /// The balls stopped in this step after the budget ran out: they end it at rest.
+    stopped: Vec<u32>,
     /// Pairs of balls (pusher, pushed) of this step's contacts that left the second owing what
     /// it was pushed with (see `BallMaterial::owed`); sorted once the budget runs out.
     pushes: Vec<(u32, u32)>,
@@ -388,10 +390,11 @@ impl Stepper {
             }
         }
         self.changed_balls.clear();
-        for &(i, velocity) in &self.stopped {
+        for &i in &self.stopped {
+            // At rest from the step's end, as a new stepper reads it from the world; the next
+            // step predicts it afresh
             self.balls
-                .restart_with(i as usize, t1, velocity, Vec3::ZERO);
-            // Its predictions were made standing still: the next step makes them again
+                .restart_with(i as usize, t1, Vec3::ZERO, Vec3::ZERO);
             self.changed_balls.push(i);
         }
         self.report.stats.stopped = self.stopped.len() as u64;

@@ -239,19 +239,21 @@ fn kept_predictions_under_gravity_are_a_cache() {
     );
 }
 
-/// Every ball's position, velocity and spin as bits, in query order.
+/// Every ball's position, velocity and spin (zero without one) as bits, in query order. One
+/// query, so that the spins line up with their balls in worlds built differently (a world
+/// restored from a snapshot).
 fn bits_and_spins(world: &World) -> Vec<[u64; 9]> {
-    let spins = world
-        .query::<Option<&toibox::AngularVelocity>>()
+    world
+        .query::<(&Position, &Velocity, Option<&toibox::AngularVelocity>)>()
         .iter()
-        .map(|w| w.map_or(Vec3::ZERO, |w| w.0))
-        .collect::<Vec<_>>();
-    bits(world)
-        .into_iter()
-        .zip(spins)
-        .map(|(b, w)| {
-            let [x, y, z] = w.to_array().map(f64::to_bits);
-            [b[0], b[1], b[2], b[3], b[4], b[5], x, y, z]
+        .map(|(p, v, w)| {
+            let spin = w.map_or(Vec3::ZERO, |w| w.0);
+            let [a, b, c, d, e, f, x, y, z] = [p.0, v.0, spin]
+                .map(|u| u.to_array().map(f64::to_bits))
+                .concat()
+                .try_into()
+                .expect("nine components");
+            [a, b, c, d, e, f, x, y, z]
         })
         .collect()
 }
@@ -339,6 +341,81 @@ fn a_new_mass_or_restitution_is_met_alike() {
             assert_eq!(bits(&kept), bits(&fresh), "gravity {gravity}, step {step}");
             assert!(holds_a_clock(&kept), "gravity {gravity}, step {step}");
         }
+    }
+}
+
+/// Past the budget, stopped balls end the step at rest, and the world says so: a run with one
+/// stepper throughout, one with a new stepper at every step, and a world saved as RON text
+/// halfway and loaded into a new world give the same bits (positions, velocities, spins).
+/// Small gases of 60 balls with budgets of 1 to 5 contacts a step, without gravity and under
+/// it, frictionless and rough (spins that stopping takes away).
+#[test]
+fn a_run_past_the_budget_goes_on_bit_for_bit() {
+    let down = Vec3::new(0.0, -9.81, 0.0);
+    for (gravity, budget, friction) in [
+        (Vec3::ZERO, 1, 0.0),
+        (Vec3::ZERO, 3, 0.5),
+        (Vec3::ZERO, 5, 0.0),
+        (down, 2, 0.0),
+        (down, 4, 0.5),
+    ] {
+        let world = || {
+            let mut world = gas(60, 0.5, 5.0, budget as u64);
+            let balls: Vec<hecs::Entity> = world
+                .query::<hecs::Entity>()
+                .with::<&Position>()
+                .iter()
+                .collect();
+            if friction > 0.0 {
+                for ball in balls {
+                    world
+                        .insert_one(ball, toibox::sim::Friction(friction))
+                        .unwrap();
+                }
+            }
+            world
+        };
+        let config = StepConfig {
+            gravity,
+            max_events_per_step: Some(budget),
+            ..StepConfig::default()
+        };
+        let what = format!("gravity {gravity}, budget {budget}, friction {friction}");
+        let (mut kept, mut fresh) = (world(), world());
+        let mut stepper = Stepper::new(config.clone());
+        let mut restored: Option<(World, Stepper)> = None;
+        let (mut stopped, mut later) = (0, 0);
+        for step in 0..40 {
+            let stats = stepper.step(&mut kept, DT).unwrap().stats;
+            Stepper::new(config.clone()).step(&mut fresh, DT).unwrap();
+            assert_eq!(
+                bits_and_spins(&kept),
+                bits_and_spins(&fresh),
+                "{what}, step {step}"
+            );
+            stopped += stats.stopped;
+            if let Some((world, stepper)) = &mut restored {
+                later += stats.stopped;
+                stepper.step(world, DT).unwrap();
+                assert_eq!(
+                    bits_and_spins(world),
+                    bits_and_spins(&kept),
+                    "{what}, step {step}, restored"
+                );
+            } else if step == 19 {
+                let text = Snapshot::capture(&kept).to_ron();
+                let world = Snapshot::from_ron(&text, "snapshot")
+                    .unwrap()
+                    .restore()
+                    .unwrap();
+                restored = Some((world, Stepper::new(config.clone())));
+            }
+        }
+        // Balls were stopped, before and after the snapshot
+        assert!(
+            stopped > later && later > 0,
+            "{what}: {stopped}, {later} after"
+        );
     }
 }
 

@@ -810,8 +810,10 @@ fn several_collisions_of_one_ball_in_one_step() {
 fn the_cap_on_events_stops_the_ball_at_its_next_contact_and_says_so() {
     // The same with at most 4 events: after the 4th (left wall at t = 0.35, x = 0.1) the ball
     // moves +10 and reaches the right wall at t = 0.45, x = 1.1. That contact is held: the ball
-    // stops there for the rest of the step, touching the wall, and keeps its velocity +10.
-    let (mut world, _, right, ball) = narrow_gap();
+    // stops there, touching the wall, and ends the step at rest. (It used to keep its velocity
+    // +10 for the next step; a stopped ball now reports the velocity it has, none.) What it
+    // had, ½ · 1 · 10² = 50 and 1 · 10 along x, is taken out and counted.
+    let (mut world, _, _, ball) = narrow_gap();
     let mut stepper = Stepper::new(StepConfig {
         max_events_per_step: Some(4),
         ..no_gravity()
@@ -823,15 +825,23 @@ fn the_cap_on_events_stops_the_ball_at_its_next_contact_and_says_so() {
     assert_eq!(report.stats.escaped, 0);
     assert!(report.stats.max_penetration <= EXACT, "{:?}", report.stats);
     assert_close_named(position(&world, ball).x, 1.1, EXACT, "x");
-    assert_vec_close_named(velocity(&world, ball), v3(10.0, 0.0, 0.0), EXACT, "v");
+    assert_vec_close_named(velocity(&world, ball), Vec3::ZERO, 0.0, "v");
+    assert_close_named(report.stats.energy_stopped, 50.0, EXACT, "energy stopped");
+    assert_vec_close_named(
+        report.stats.momentum_stopped(),
+        v3(10.0, 0.0, 0.0),
+        EXACT,
+        "momentum stopped",
+    );
+    assert_eq!(report.stats.kinetic_energy, 0.0);
 
-    // The next step resolves that contact at its start (to rounding): the ball bounces off the
-    // right wall
+    // The next step finds it at rest against the wall: nothing to resolve, nothing moves
     let report = step(&mut stepper, &mut world, 1.0);
-    let first = report.events[0];
-    assert_eq!(first.b, right);
-    assert!(first.time <= EXACT, "{first:?}");
-    assert_vec_close_named(first.normal, -Vec3::X, EXACT, "normal");
+    assert!(report.events.is_empty(), "{:?}", report.events);
+    assert_eq!(report.stats.events_cap_hits, 0);
+    assert_eq!(report.stats.energy_stopped, 0.0);
+    assert_close_named(position(&world, ball).x, 1.1, EXACT, "x, a step later");
+    assert_eq!(velocity(&world, ball), Vec3::ZERO);
     assert_eq!(report.stats.escaped, 0);
 }
 

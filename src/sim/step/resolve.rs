@@ -1,12 +1,12 @@
 //! Resolving a contact (the impulse, pushing apart an overlap, the event) and holding one after
-//! the budget ran out.
+//! the budget ran out (its moving balls stopped, at rest).
 
 use hecs::Entity;
 
 use super::predict::Asking;
 use super::{ELASTIC_AFTER, Stepper};
 use crate::geometry::{Proximity, Shape};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::bodies::BallMaterial;
 use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
@@ -299,8 +299,8 @@ impl Stepper {
     }
 
     /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
-    /// and stand still for the rest of the step, keeping their velocity for the next one.
-    /// Still balls are predicted again, so balls heading for them stop against them in turn.
+    /// and end the step at rest there (see [`Stepper::stop`]). Still balls are predicted again,
+    /// so balls heading for them stop against them in turn.
     pub(super) fn hold<S: ToiStrategy + ?Sized>(
         &mut self,
         i: usize,
@@ -371,8 +371,16 @@ impl Stepper {
         }
     }
 
-    /// Stop ball `k` at `now` for the rest of the step, keeping its velocity for the next one;
-    /// false when it stands already.
+    /// Stop ball `k` at `now`: it ends the step at rest where it is, its velocity and spin
+    /// zero; the kinetic energy and momentum it had earned then (without the gravity paid in
+    /// advance) are added to [`StepStats::energy_stopped`](crate::StepStats::energy_stopped) and
+    /// [`StepStats::momentum_stopped`](crate::StepStats::momentum_stopped). False when it
+    /// stands already.
+    ///
+    /// It keeps no velocity for the next step: the world reports the velocity a ball has, and
+    /// it stands. (A kept one started each next step with the contact unresolved: a light ball
+    /// jammed under a heavy one reported -1098 while it stood, and ran out the budget again in
+    /// every step.)
     fn stop(&mut self, k: usize, now: Real) -> bool {
         let path = &self.balls.body[k].path;
         let still = path.acceleration == Vec3::ZERO && path.velocity == Vec3::ZERO;
@@ -385,15 +393,21 @@ impl Stepper {
         if still && !left {
             return false;
         }
-        // It keeps what it earned: gravity paid in advance for the rest of the step is given back
+        // What it earned: gravity paid in advance for the rest of the step is not
         let material = &mut self.balls.material[k];
         let owed = std::mem::take(&mut material.owed);
         material.kicked = false;
-        let velocity = self.balls.body[k].path.velocity - owed * (self.step_end - now);
-        self.stopped.push((k as u32, velocity));
-        let path = &mut self.balls.body[k].path;
-        path.velocity = Vec3::ZERO;
-        path.acceleration = Vec3::ZERO;
+        let spin = std::mem::take(&mut material.spin);
+        let mass = material.inverse_mass.recip();
+        let body = &mut self.balls.body[k];
+        let velocity = body.path.velocity - owed * (self.step_end - now);
+        let stats = &mut self.report.stats;
+        stats.energy_stopped +=
+            0.5 * mass * velocity.length_squared() + spin_energy(mass, body.radius, spin);
+        stats.momentum_stopped = (stats.momentum_stopped() + mass * velocity).to_array();
+        self.stopped.push(k as u32);
+        body.path.velocity = Vec3::ZERO;
+        body.path.acceleration = Vec3::ZERO;
         self.balls.bump(k);
         true
     }
