@@ -255,6 +255,52 @@ fn run_prints_a_short_summary_without_json() {
     assert_eq!(stderr(&out), "");
 }
 
+/// A ball of mass 1 trapped between planes 0.201 apart (radius 0.1), moving across at 100,
+/// elastic, without gravity: about 1,700 bounces a step, past the default budget of 1,100.
+const TRAPPED: &str = r#"Scene(
+    name: "Trapped",
+    dt: 0.016666666666666666,
+    steps: 3,
+    gravity: (0.0, 0.0, 0.0),
+    balls: [(pos: (0.0, 0.1005, 0.0), vel: (0.0, 100.0, 0.0), radius: 0.1, mass: 1.0)],
+    planes: [
+        (point: (0.0, 0.0, 0.0), normal: (0.0, 1.0, 0.0)),
+        (point: (0.0, 0.201, 0.0), normal: (0.0, -1.0, 0.0)),
+    ],
+)"#;
+
+#[test]
+fn run_reports_the_energy_the_budget_took() {
+    // The first step spends its budget and stops the ball at a wall, at rest: it had
+    // ½ 1 100² = 5000, all the energy there was, and the later steps take nothing more
+    let dir = scratch("run-budget");
+    let scene = write(&dir, "trapped.ron", TRAPPED);
+    let out = json(&toibox(&["run", &scene, "--json"]));
+    let stats = &out["stats"];
+    assert_eq!(stats["events_cap_hits"], 1, "{stats}");
+    assert_eq!(stats["stopped"], 1, "{stats}");
+    let taken = number(&stats["energy_stopped"]);
+    assert!((taken - 5000.0).abs() <= 1e-12 * 5000.0, "{stats}");
+    assert_eq!(number(&stats["energy_end"]), 0.0, "{stats}");
+    assert!(
+        (number(&stats["energy_start"]) - taken).abs() <= 1e-12 * taken,
+        "{stats}"
+    );
+    // Its momentum when it stopped, along y one way or the other
+    let [x, y, z] = vector(&stats["momentum_stopped"]);
+    assert!(
+        x == 0.0 && z == 0.0 && (y.abs() - 100.0).abs() <= 1e-12,
+        "{stats}"
+    );
+    assert_eq!(vector(&out["balls"][0]["vel"]), [0.0, 0.0, 0.0]);
+    // And the summary says so, beside the cap hits
+    let text = stdout(&toibox(&["run", &scene]));
+    assert!(
+        text.contains("cap hits 1 (1 ball stopped short, 5.00e3 of energy taken)"),
+        "{text}"
+    );
+}
+
 #[test]
 fn compare_json_reports_every_figure_for_every_default_strategy() {
     let dir = scratch("compare-json");

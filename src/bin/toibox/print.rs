@@ -59,7 +59,7 @@ pub(crate) fn print_summary(r: &RunReport) {
     );
     let drift = plain_zero(runs::relative_change(s.energy_start, s.energy_end));
     println!(
-        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} stopped short); asleep at the end {}",
+        "  energy {:.6e} -> {:.6e} (drift {drift:.2e}); deepest overlap {:.2e}; escaped {}; passed through {}; cap hits {} ({} stopped short, {}); asleep at the end {}",
         plain_zero(s.energy_start),
         plain_zero(s.energy_end),
         plain_zero(totals.max_penetration),
@@ -67,6 +67,7 @@ pub(crate) fn print_summary(r: &RunReport) {
         s.passed_through,
         totals.events_cap_hits,
         count(totals.stopped, "ball"),
+        taken(totals.energy_stopped),
         totals.sleeping
     );
     println!(
@@ -74,6 +75,15 @@ pub(crate) fn print_summary(r: &RunReport) {
         s.wall_ms,
         s.wall_ms / r.steps.max(1) as f64
     );
+}
+
+/// Return what stopping balls took of the energy: "none taken" or "1.23e-4 of energy taken".
+fn taken(energy: f64) -> String {
+    if energy == 0.0 {
+        "none taken".to_owned()
+    } else {
+        format!("{energy:.2e} of energy taken")
+    }
 }
 
 /// Return `n` and `noun`, in the plural unless `n` is 1: "1 ball", "2 balls", "0 TOI queries".

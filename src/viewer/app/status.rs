@@ -77,9 +77,11 @@ impl App {
             format!("escaped {escaped}   passed through {through}"),
             if escaped + through > 0 { FAULT } else { TEXT },
         ));
-        let (cap_hits, stopped) = (pane.totals.events_cap_hits, pane.totals.stopped);
+        let totals = &pane.totals;
+        let (cap_hits, stopped) = (totals.events_cap_hits, totals.stopped);
+        let taken = sci(totals.energy_stopped);
         lines.push(Line::new(
-            format!("cap hits {cap_hits} ({stopped} balls stopped short)"),
+            format!("cap hits {cap_hits} ({stopped} balls stopped short, energy {taken} taken)"),
             if cap_hits > 0 { WARN } else { TEXT },
         ));
         let ms = pane
