@@ -63,7 +63,9 @@
 //! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A ball with
 //! more than [`ELASTIC_AFTER`] collisions in one step collides elastically for the rest of it
 //! (the TC model) wherever it is not a resting contact, so that a ball wedged or squeezed with a
-//! restitution below 1 cannot collide without end.
+//! restitution below 1 cannot collide without end. Without gravity, an impact of restitution 0
+//! between balls that touch others is one impact of all that touch (see `step/crowd.rs`): a
+//! crowd at restitution 0 ends moving as one.
 //!
 //! A budget of resolved collisions per step ([`StepConfig::max_events_per_step`]) bounds the
 //! work of any step without letting anything pass through: once it is spent, each later contact
@@ -77,6 +79,7 @@
 //! lost.
 
 mod cluster;
+mod crowd;
 mod predict;
 use predict::Asking;
 use world::clock_of;
@@ -239,6 +242,8 @@ pub struct Stepper {
     island_size: Vec<u32>,
     /// Scratch of the projection of resting clusters.
     clusters: cluster::Clusters,
+    /// Scratch of inelastic impacts in crowds.
+    crowd: crowd::Crowd,
 }
 
 /// A ball of a sleeping island (asleep, or woken in this step) as its `Sleep` recorded it.

@@ -1,5 +1,6 @@
 //! The stepper: closed-form outcomes (`physics`), resting contact and the budget (`resting`),
-//! what a ball stopped by the budget reports and takes away (`budget`), sleeping (`sleep`),
+//! what a ball stopped by the budget reports and takes away (`budget`), inelastic impacts in
+//! crowds (`crowds`), sleeping (`sleep`),
 //! restitution (`restitution`), spin (`spin`), friction at impacts (`friction`), motion on a
 //! surface in closed form (`surface`), long steps (`long_steps`), determinism and snapshots
 //! (`determinism`), bad values from code (`bad_input`), and random worlds checked against brute
@@ -12,6 +13,7 @@ mod common;
 
 mod bad_input;
 mod budget;
+mod crowds;
 mod determinism;
 mod friction;
 mod invariants;

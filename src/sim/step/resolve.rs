@@ -91,6 +91,14 @@ impl Stepper {
             return false;
         };
         let rests = approach < self.rest_speed || approach == 0.0;
+        // An inelastic impact in a crowd: one impact of all that touch
+        if let Some(j) = other_ball
+            && e == 0.0
+            && !rests
+            && self.resolve_crowd((i, j), now, t_end, strategy)
+        {
+            return true;
+        }
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
         // can, from `now` (where paths hold, its path restarts then)
         let restarted = keeps && rests && on_static.is_some();
