@@ -9,9 +9,7 @@ use crate::math::{Real, Vec3};
 use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, project_cluster};
-use crate::sim::events::CollisionEvent;
 use crate::sim::sleep::{find, union};
-use crate::toi::PairKind;
 
 /// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
 /// or a static shape. A wider gap may close in the step (see [`Contact::closing`]): a ball
@@ -294,26 +292,8 @@ impl Stepper {
                     self.balls.material[i].supported = true;
                     self.balls.supports_mut(i).add(contact.normal);
                 }
-                let (entity, kind) = match c.others[k] {
-                    Other::Ball(j) => {
-                        self.links.push((i as u32, j));
-                        (self.balls.entity[j as usize], PairKind::BallBall)
-                    }
-                    Other::Static(s) => {
-                        let s = &self.statics[s as usize];
-                        (s.entity, s.shape.kind())
-                    }
-                };
-                self.report.stats.count(kind);
-                self.report.events.push(CollisionEvent {
-                    a: self.balls.entity[i],
-                    b: entity,
-                    kind,
-                    time: 0.0,
-                    point: self.balls.start[i] - contact.normal * self.balls.body[i].radius,
-                    normal: contact.normal,
-                    impulse,
-                });
+                let now = self.clock;
+                self.report_push(i, c.others[k], now, contact.normal, impulse);
             }
         }
         for (k, &i) in c.balls.iter().enumerate() {

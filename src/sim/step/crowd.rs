@@ -23,8 +23,7 @@ use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, Settled, project_cluster};
 use crate::sim::components::{combine_friction, combine_restitution};
-use crate::sim::events::CollisionEvent;
-use crate::toi::{PairKind, ToiStrategy};
+use crate::toi::ToiStrategy;
 
 /// Gaps, relative to the radii, within which two balls touch in a crowd.
 const TOUCH: Real = 1e-9;
@@ -204,27 +203,7 @@ impl Stepper {
                 continue;
             }
             let i = c.balls[contact.a] as usize;
-            let (entity, kind) = match other {
-                Other::Ball(m) => {
-                    self.links.push((i as u32, m));
-                    (self.balls.entity[m as usize], PairKind::BallBall)
-                }
-                Other::Static(s) => {
-                    let s = &self.statics[s as usize];
-                    (s.entity, s.shape.kind())
-                }
-            };
-            let centre = self.balls.ball_at(i, now).center;
-            self.report.stats.count(kind);
-            self.report.events.push(CollisionEvent {
-                a: self.balls.entity[i],
-                b: entity,
-                kind,
-                time: now - self.clock,
-                point: centre - contact.normal * self.balls.body[i].radius,
-                normal: contact.normal,
-                impulse,
-            });
+            self.report_push(i, other, now, contact.normal, impulse);
         }
         c.changed.clear();
         for (k, &ball) in c.balls.iter().enumerate() {

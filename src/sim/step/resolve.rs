@@ -243,6 +243,35 @@ impl Stepper {
         true
     }
 
+    /// Report a contact of ball `i` with `other` that a projection found pushing at `now`
+    /// along `normal` with `impulse`, where `i` touches it; two balls are linked for sleep.
+    pub(super) fn report_push(
+        &mut self,
+        i: usize,
+        other: Other,
+        now: Real,
+        normal: Vec3,
+        impulse: Real,
+    ) {
+        let (entity, kind) = match other {
+            Other::Ball(j) => {
+                self.links.push((i as u32, j));
+                (self.balls.entity[j as usize], PairKind::BallBall)
+            }
+            Other::Static(s) => {
+                let s = &self.statics[s as usize];
+                (s.entity, s.shape.kind())
+            }
+        };
+        let point = self.balls.ball_at(i, now).center - normal * self.balls.body[i].radius;
+        let proximity = Proximity {
+            distance: 0.0,
+            point,
+            normal,
+        };
+        self.record(i, (entity, kind), now, &proximity, impulse);
+    }
+
     /// Report a contact of ball `i` with `other` (an entity of this kind) at `now`, where
     /// `proximity` says, with the normal impulse `impulse`.
     pub(super) fn record(
