@@ -208,3 +208,21 @@ fn random_inelastic_crowds_never_gain_relative_energy_nor_overlap() {
         }
     }
 }
+
+#[test]
+fn balls_placed_overlapping_in_a_crowd_are_pushed_apart_not_passed_through() {
+    // Three balls at restitution 0 on the x axis: the middle one overlaps the left by 0.05
+    // (placed so by hand) and touches the right; the left one comes at 1. The overlapping pair
+    // is met pair by pair (pushed apart), and nothing passes through anything
+    let (mut world, balls) = row(&[(-0.15, 1.0, 1.0), (0.0, 0.0, 1.0), (0.2, 0.0, 1.0)]);
+    let mut stepper = Stepper::new(no_gravity());
+    for _ in 0..60 {
+        stepper.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    let x: Vec<Real> = balls.iter().map(|&(e, _)| position(&world, e).x).collect();
+    assert!(x[0] < x[1] && x[1] < x[2], "{x:?}");
+    assert!(
+        x[1] - x[0] >= 0.2 - 1e-9 && x[2] - x[1] >= 0.2 - 1e-9,
+        "{x:?}"
+    );
+}

@@ -77,9 +77,15 @@ impl Stepper {
     }
 
     /// Gather the balls touching `i` and `j` at `now`, and those touching them, with the
-    /// contacts among them and with statics; false where a contact has friction or restitution,
-    /// the crowd is the pair alone, or it grows past [`MAX_CROWD`].
+    /// contacts among them and with statics; false where the pair overlaps beyond a touch, a
+    /// contact has friction or restitution, the crowd is the pair alone, or it grows past
+    /// [`MAX_CROWD`].
     fn find_crowd(&mut self, c: &mut Crowd, (i, j): (usize, usize), now: Real) -> bool {
+        // The pair itself must touch (balls placed overlapping are pushed apart pair by pair)
+        let (a, b) = (self.balls.ball_at(i, now), self.balls.ball_at(j, now));
+        if a.proximity(&b).distance.abs() > TOUCH * (a.radius + b.radius) {
+            return false;
+        }
         c.balls.clear();
         c.contacts.clear();
         c.others.clear();
