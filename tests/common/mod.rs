@@ -1,7 +1,7 @@
 //! Helpers shared by the test files: short and random vector construction, a ball's position,
 //! velocity and spin, a world's energy and whether it holds a clock, a configuration without
-//! gravity, float comparisons with a stated tolerance, and the shapes several files measure
-//! against.
+//! gravity, float comparisons with a stated tolerance, the deepest overlap of a small world's
+//! balls, and the shapes several files measure against.
 
 // Each test file uses some of these
 #![allow(dead_code)]
@@ -9,7 +9,7 @@
 use toibox::hecs::{Entity, World};
 use toibox::sim::{Mass, Path, Radius};
 use toibox::{
-    AngularVelocity, CappedCylinder, ConvexPolygon, Position, StepConfig, Vec3, Velocity,
+    AngularVelocity, CappedCylinder, ConvexPolygon, Position, Real, StepConfig, Vec3, Velocity,
 };
 
 /// Kinetic, rotational and potential energy under `gravity` of the world's balls, and the sum
@@ -135,4 +135,21 @@ pub fn triangle() -> ConvexPolygon {
         v3(0.0, 4.0, 0.0),
     ])
     .unwrap()
+}
+
+/// The deepest overlap of any two balls in `world`, whatever their radii (every pair: small
+/// worlds only).
+pub fn deepest_overlap(world: &World) -> Real {
+    let balls: Vec<(Vec3, Real)> = world
+        .query::<(&Position, &Radius)>()
+        .iter()
+        .map(|(p, r)| (p.0, r.0))
+        .collect();
+    let mut deepest: Real = 0.0;
+    for (i, &(a, ra)) in balls.iter().enumerate() {
+        for &(b, rb) in &balls[i + 1..] {
+            deepest = deepest.max(ra + rb - a.distance(b));
+        }
+    }
+    deepest
 }

@@ -14,10 +14,10 @@
 //!
 //! In every case nothing ends inside anything, and energy never rises.
 
-use crate::common::{can, energy, position, spin_of, triangle, v3, velocity};
+use crate::common::{can, deepest_overlap, energy, position, spin_of, triangle, v3, velocity};
 use hecs::{Entity, World};
 use toibox::scene::{Scene, random_block};
-use toibox::sim::{Mass, Radius, kinetic_energy, momentum};
+use toibox::sim::{Mass, kinetic_energy, momentum};
 use toibox::{
     Ball, BallDef, ConvexPolygon, Cylinder, PairKind, Plane, Position, Real, Shape, Simulation,
     StepConfig, StepStats, Stepper, Vec3, Velocity,
@@ -185,22 +185,6 @@ fn a_ball_landing_past_the_budget_stops_with_what_it_had_at_every_mass_ratio() {
             "{what}: {end} + {taken} of {start}"
         );
     }
-}
-
-/// The deepest overlap of any two balls of `world` (every pair: small worlds only).
-fn deepest_overlap(world: &World) -> Real {
-    let balls: Vec<(Vec3, Real)> = world
-        .query::<(&Position, &Radius)>()
-        .iter()
-        .map(|(p, r)| (p.0, r.0))
-        .collect();
-    let mut deepest: Real = 0.0;
-    for (i, &(a, ra)) in balls.iter().enumerate() {
-        for &(b, rb) in &balls[i + 1..] {
-            deepest = deepest.max(ra + rb - a.distance(b));
-        }
-    }
-    deepest
 }
 
 /// The balls of `world` at rest, velocity zero to the bit.

@@ -17,12 +17,12 @@
 //!   nothing passes through anything: balls stop at their contact for the rest of the step;
 //! - touching pairs that do not approach produce no events.
 
-use crate::common::{position, velocity};
+use crate::common::{deepest_overlap, position, velocity};
 use hecs::{Entity, World};
 use toibox::scene::random_block;
+use toibox::sim::Mass;
 use toibox::sim::Restitution;
 use toibox::sim::kinetic_energy;
-use toibox::sim::{Mass, Radius};
 use toibox::{
     BallDef, Plane, Position, Real, Simulation, StepConfig, StepStats, Stepper, Vec3, Velocity,
 };
@@ -608,23 +608,6 @@ fn touching_pairs_that_do_not_approach_produce_no_events() {
 }
 
 // However the budget runs out, nothing passes through anything
-
-/// The deepest overlap of any two balls in `world`, whatever their radii (every pair: small
-/// worlds only).
-fn deepest_overlap(world: &World) -> Real {
-    let balls: Vec<(Vec3, Real)> = world
-        .query::<(&Position, &Radius)>()
-        .iter()
-        .map(|(p, r)| (p.0, r.0))
-        .collect();
-    let mut deepest: Real = 0.0;
-    for (i, &(a, ra)) in balls.iter().enumerate() {
-        for &(b, rb) in &balls[i + 1..] {
-            deepest = deepest.max(ra + rb - a.distance(b));
-        }
-    }
-    deepest
-}
 
 /// Kinetic energy plus gravity's potential, with gravity `g` (zero potential at the origin).
 fn energy(world: &World, g: Vec3) -> Real {
