@@ -92,16 +92,16 @@ impl Stepper {
         c.balls.extend([i as u32, j as u32]);
         let place = |balls: &[u32], k: usize| balls.iter().position(|&b| b as usize == k);
         let mut next = 0;
-        let mut found = std::mem::take(&mut c.found);
         while next < c.balls.len() {
             let k = c.balls[next] as usize;
             next += 1;
-            self.candidates(k, &mut found);
+            self.candidates(k, &mut c.found);
             // A ball listed in more than one grid is found more than once
-            found.sort_unstable();
-            found.dedup();
+            c.found.sort_unstable();
+            c.found.dedup();
             let me = self.balls.ball_at(k, now);
-            for &other in &found {
+            for f in 0..c.found.len() {
+                let other = c.found[f];
                 let (proximity, reach, rough, restitution) = match other {
                     Other::Ball(m) => {
                         let m = m as usize;
@@ -131,14 +131,12 @@ impl Stepper {
                     || combine_restitution(material.restitution, restitution) != 0.0
                     || self.balls.rest[k].asleep()
                 {
-                    c.found = found;
                     return false;
                 }
                 let b = match other {
                     Other::Ball(m) => {
                         let m = m as usize;
                         if self.balls.rest[m].asleep() {
-                            c.found = found;
                             return false;
                         }
                         Some(place(&c.balls, m).unwrap_or_else(|| {
@@ -157,11 +155,9 @@ impl Stepper {
                 c.others.push(other);
             }
             if c.balls.len() > MAX_CROWD {
-                c.found = found;
                 return false;
             }
         }
-        c.found = found;
         c.balls.len() > 2 || c.contacts.len() > 1
     }
 
