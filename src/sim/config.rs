@@ -24,11 +24,18 @@ pub struct StepConfig {
     /// ([`ToiMode::Custom`]). Default [`ToiMode::Analytic`]. May change between steps.
     pub strategy: ToiMode,
     /// Approach speed below which a contact is resolved as perfectly inelastic, so that balls
-    /// come to rest: finite, `>= 0`. `None` (the default) uses `2 |gravity| dt`: the speed
-    /// gravity adds in two steps, and zero without gravity, so an elastic gas stays exactly
-    /// elastic. At long steps that default swallows real bounces (at `dt` 0.5 under the
-    /// Earth's gravity, every landing slower than 9.8); a scene or a caller that steps long
-    /// sets its own. See [`StepConfig::rest_speed_for`].
+    /// come to rest: finite, `>= 0`.
+    ///
+    /// Whatever it is, an impact whose series of bounces ends within the step rests at once
+    /// (with restitution `e < 1` and the pair pressed together at `a` along the normal, the
+    /// bounces after an impact at `v` last `2 e v / (a (1 - e))`). `None` (the default) relies
+    /// on that alone where a ball's own acceleration presses it into a static shape (a ball
+    /// landing on a floor or a slope under gravity), so a real bounce stays one at any step
+    /// length; elsewhere (ball on ball, a wall along gravity) it uses `2 |gravity| dt`: the
+    /// speed gravity adds in two steps, and zero without gravity, so an elastic gas stays
+    /// exactly elastic. At long steps that part still swallows real bounces off walls and
+    /// balls (at `dt` 0.5 under the Earth's gravity, every one slower than 9.8); a scene or a
+    /// caller that steps long can set its own. See [`StepConfig::rest_speed_for`].
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     /// Past it, contacts stop the balls that reach them instead of being resolved: they end the
@@ -269,7 +276,8 @@ impl fmt::Display for StepError {
 impl std::error::Error for StepError {}
 
 impl StepConfig {
-    /// Return the rest speed of a step of `dt`: [`StepConfig::rest_speed`] if set, else
+    /// Return the rest speed of a step of `dt` between balls and where no acceleration of its
+    /// own presses a ball into a static shape: [`StepConfig::rest_speed`] if set, else
     /// `2 |gravity| dt`.
     #[must_use]
     pub fn rest_speed_for(&self, dt: Real) -> Real {

@@ -388,6 +388,26 @@ pub(crate) fn closing(
     (!apart && pressing > slack).then_some(0.0)
 }
 
+/// Return true when the series of bounces that an impact at `approach` (> 0) starts ends
+/// within `time_left`: with `restitution` `e < 1` and the pair pressed together at
+/// `pressing` (> 0, along the normal), the bounces after it last `2 e v / (a (1 - e))`
+/// together (a geometric series of flights `2 e^k v / a`). Such a contact is taken as resting
+/// at once: at the series' end the pair rests together, as it does from here, with the normal
+/// motion gone either way. A series that outlasts the step is a real bounce at any step
+/// length.
+#[inline]
+pub(crate) fn bounces_end_within(
+    approach: Real,
+    restitution: Real,
+    pressing: Real,
+    time_left: Real,
+) -> bool {
+    if !(restitution < 1.0 && pressing > 0.0) {
+        return false;
+    }
+    2.0 * restitution * approach <= time_left * pressing * (1.0 - restitution)
+}
+
 /// Resolve a contact whose normal `n` points from `b` to `a`, with `restitution` and the
 /// coefficient of `friction`; `None` when the pair is not approaching (see
 /// [`approach_speed`]). The contact is a resting one when the approach is slower than

@@ -45,7 +45,9 @@ struct Room {
     dt: Real,
     /// Friction of everything (0: smooth, and clusters at rest are projected).
     friction: Real,
-    /// Height of the balls' centres above where they rest (0: placed at rest).
+    /// Height of the balls' centres above where they rest (0: placed at rest). Restitution is
+    /// 0.5: a ball dropped 0.02 lands at 0.064 and its bounces end 0.128 later (see
+    /// `StepConfig::rest_speed`), within the first step at every step length here.
     lift: Real,
     /// Where the balls are across the floor, along the first direction across it.
     across: Vec<Real>,
@@ -74,7 +76,7 @@ impl Room {
         // The underside of what is above: 0.05 over the top of a resting ball
         let h = up * (2.0 * RADIUS + GAP - 1.0);
         let mut text = format!(
-            "Scene(dt: {:?}, steps: 6, gravity: {}, friction: {:?},
+            "Scene(dt: {:?}, steps: 6, gravity: {}, friction: {:?}, restitution: 0.5,
                planes: [(point: {}, normal: {})",
             self.dt,
             ron(up * -9.81),
@@ -198,6 +200,53 @@ fn a_ball_resting_under_something_low_passes_through_nothing_at_long_steps() {
                     });
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn an_elastic_ball_bouncing_under_something_low_passes_through_nothing_at_long_steps() {
+    // Dropped 0.02 onto the floor at restitution 1, it bounces 0.02 high for good (every 0.128)
+    // at any step length, many times a step: no bounce is taken as rest, the judge finds
+    // nothing, and it never rises above where it was let go
+    for above in [Above::Ceiling, Above::Cylinder, Above::Polygon] {
+        for dt in STEP_LENGTHS {
+            let room = Room {
+                up: Vec3::Y,
+                above,
+                dt,
+                friction: 0.0,
+                lift: 0.02,
+                across: vec![0.0],
+            };
+            let mut scene = room.scene();
+            for ball in &mut scene.balls {
+                ball.restitution = 1.0;
+            }
+            for shape in &mut scene.planes {
+                shape.restitution = 1.0;
+            }
+            let run = judged(&scene, ToiMode::Analytic, true);
+            let what = format!("{above:?} above, dt {dt}");
+            assert_eq!(
+                run.judge.counts(),
+                (0, 0),
+                "{what}: {:?}",
+                run.judge.findings
+            );
+            let w = &run.world.sim.world;
+            let p = crate::common::position(w, run.world.balls[0]);
+            let rest = room.resting(0.0);
+            assert!(
+                p.y >= rest.y - 1e-12 && p.y <= rest.y + 0.02 + 1e-12,
+                "{what}: at {p}"
+            );
+            let v = crate::common::velocity(w, run.world.balls[0]);
+            let energy = 0.5 * v.length_squared() + 9.81 * (p.y - rest.y);
+            assert!(
+                (energy - 9.81 * 0.02).abs() <= 1e-9,
+                "{what}: energy {energy} per unit mass"
+            );
         }
     }
 }

@@ -4,7 +4,8 @@
 //! and counted in `StepStats::energy_stopped` and `StepStats::momentum_stopped`. These tests
 //! check, with numbers worked out by hand where they can be:
 //! - a light ball jammed under a heavy one (the case that reported -1098 while it stood) reports
-//!   no velocity in any step it stands, and the jam ends;
+//!   no velocity in any step it stands, and the jam ends, at restitution 0 (where the landing
+//!   rests at once) and at 0.5 (where the budget runs out in the landing step);
 //! - the same landing past a budget of one contact, at several mass ratios: the ball stopped at
 //!   the touch had `m g h`, all of it counted;
 //! - an elastic gas without gravity, with a budget of 1 to 5 contacts: the kinetic energy left
@@ -27,11 +28,11 @@ use toibox::{
 const G: Real = 9.81;
 
 /// The jam of the issue: a ball of mass `bottom` on a floor, one of mass `top` 0.05 above
-/// resting on it, 0.001 off its centre (radius 0.1 both), friction 1, restitution 0, steps of
-/// 1/120, as a scene file gives it.
-fn jam(bottom: Real, top: Real) -> Scene {
+/// resting on it, 0.001 off its centre (radius 0.1 both), friction 1, `restitution` (0 in the
+/// issue), steps of 1/120, as a scene file gives it.
+fn jam(bottom: Real, top: Real, restitution: Real) -> Scene {
     let text = format!(
-        "Scene(dt: 0.008333333333333333, steps: 240, restitution: 0.0, friction: 1.0,
+        "Scene(dt: 0.008333333333333333, steps: 240, restitution: {restitution:?}, friction: 1.0,
            planes: [(point: (0.0, 0.0, 0.0), normal: (0.0, 1.0, 0.0))],
            balls: [(pos: (0.0, 0.1, 0.0), radius: 0.1, mass: {bottom:e}),
                    (pos: (0.001, 0.35, 0.0), radius: 0.1, mass: {top:e})])"
@@ -56,8 +57,8 @@ struct JamStep {
 
 /// Step [`jam`] with `budget`, checking after every step that nothing overlaps, energy never
 /// rises, and a ball that stood through the step reports no velocity; return every step.
-fn step_jam(bottom: Real, top: Real, budget: Option<usize>) -> Vec<JamStep> {
-    let scene = jam(bottom, top);
+fn step_jam(bottom: Real, top: Real, restitution: Real, budget: Option<usize>) -> Vec<JamStep> {
+    let scene = jam(bottom, top, restitution);
     let mut built = scene.build();
     built.sim.stepper.config.max_events_per_step = budget;
     let g = built.sim.stepper.config.gravity;
@@ -106,14 +107,53 @@ fn step_jam(bottom: Real, top: Real, budget: Option<usize>) -> Vec<JamStep> {
 
 #[test]
 fn a_light_ball_jammed_under_a_heavy_one_reports_the_velocity_it_has() {
-    // The issue's case: 1e-6 under 1e6, the default budget (1,200 contacts). The heavy ball
-    // falls h = 0.35 - 0.1 - √(0.2² - 0.001²) = 0.0500025 and lands at √(2 h / g) = 0.10097,
-    // in step 12 (from 0; steps of 1/120). The light ball between it and the floor then
-    // collides until the budget runs out; both stop, at rest, in that step only. What they
-    // had is about the heavy one's fall, M g h: the light one's share, and what its first 64
-    // collisions (inelastic) took, are each within a millionth of it. Before, both kept their
-    // velocities (the light one -1098 and a spin), and the budget ran out in every step after.
-    let steps = step_jam(1e-6, 1e6, None);
+    // The issue's case: 1e-6 under 1e6, restitution 0, the default budget (1,200 contacts).
+    // The heavy ball falls h = 0.35 - 0.1 - √(0.2² - 0.001²) = 0.0500025 and lands at
+    // √(2 h / g) = 0.10097, in step 12 (from 0; steps of 1/120). The light ball lies on the
+    // floor, so at restitution 0 the landing's series of bounces ends at once: a resting
+    // contact, and the budget never runs out (it used to, in that step, as the light ball
+    // collided between the two; before that, in every step, the light one reporting -1098
+    // while it stood). The light ball stands and reports
+    // no velocity in every step (`step_jam` checks it), and the jam ends: the heavy ball,
+    // 0.001 off centre, rolls off the light one to the floor
+    let steps = step_jam(1e-6, 1e6, 0.0, None);
+    assert!(steps.iter().all(|s| s.stats.events_cap_hits == 0));
+    let met: Vec<usize> = (0..steps.len())
+        .filter(|&k| steps[k].stats.ball_ball > 0)
+        .collect();
+    assert_eq!(met.first(), Some(&12), "the balls met in steps {met:?}");
+    // The landing takes the fall's energy along the contact normal, at 0.005 rad to the fall
+    // (cos² of it), and at most all of it
+    let (start, end, _) = steps[12].energy;
+    let fall = 1e6 * G * jam_fall();
+    let normal = fall * (1.0 - (0.001_f64 / 0.2).powi(2));
+    let taken = start - end;
+    assert!(
+        taken >= normal * (1.0 - 1e-9) && taken <= fall * (1.0 + 1e-12),
+        "{taken} taken of a fall of {fall}, {normal} of it along the normal"
+    );
+    for (k, step) in steps.iter().enumerate() {
+        let (light, _, _) = step.balls[0];
+        assert!(
+            light.distance(v3(0.0, 0.1, 0.0)) <= 1e-3,
+            "step {k}: the light ball went to {light}"
+        );
+    }
+    let (heavy, _, _) = steps.last().unwrap().balls[1];
+    assert!(
+        (heavy.y - 0.1).abs() <= 1e-9,
+        "the heavy ball ended at {heavy}"
+    );
+}
+
+#[test]
+fn a_light_ball_jammed_under_a_heavy_one_bouncing_stops_at_the_budget() {
+    // The issue's jam at restitution 0.5: the landing's series of bounces would last 0.2, past
+    // the step, so the heavy ball bounces on the light one, which collides between it and the
+    // floor until the budget runs out, in the landing step only; both stop, at rest, in that
+    // step. What they had is about the heavy one's fall, M g h: the light one's share, and what
+    // its collisions took, are each within a millionth of it
+    let steps = step_jam(1e-6, 1e6, 0.5, None);
     let capped: Vec<usize> = (0..steps.len())
         .filter(|&k| steps[k].stats.events_cap_hits > 0)
         .collect();
@@ -127,7 +167,7 @@ fn a_light_ball_jammed_under_a_heavy_one_reports_the_velocity_it_has() {
         "{taken} taken of a fall of {fall}"
     );
     // Counted once: what is left and what was taken are what the step began with, less only
-    // what the inelastic collisions took
+    // what the collisions took
     let (start, end, scale) = landing.energy;
     assert!(end + taken <= start + 1e-12 * scale);
     assert!(
@@ -139,7 +179,7 @@ fn a_light_ball_jammed_under_a_heavy_one_reports_the_velocity_it_has() {
     for (k, (_, v, w)) in landing.balls.iter().enumerate() {
         assert_eq!((*v, *w), (Vec3::ZERO, Vec3::ZERO), "ball {k}");
     }
-    // The jam ends: the heavy ball, 0.001 off centre, rolls off the light one to the floor
+    // The jam ends: the heavy ball rolls off the light one to the floor
     let (heavy, _, _) = steps.last().unwrap().balls[1];
     assert!(
         (heavy.y - 0.1).abs() <= 1e-9,
@@ -156,7 +196,7 @@ fn a_ball_landing_past_the_budget_stops_with_what_it_had_at_every_mass_ratio() {
     // the issue's 1e-12 to 1e3; per step, nothing overlaps, energy never rises, and a ball
     // that stood reports no velocity
     for (bottom, top) in [(1e-6, 1e6), (1e-3, 1.0), (1.0, 1.0), (1e3, 1.0)] {
-        let steps = step_jam(bottom, top, Some(1));
+        let steps = step_jam(bottom, top, 0.0, Some(1));
         let what = format!("masses {bottom:e} under {top:e}");
         assert!(
             steps[..12].iter().all(|s| s.stats.stopped == 0),

@@ -1,13 +1,13 @@
 //! Long steps give the physics of short ones: a ball rolling or pulled down a slope never falls
-//! asleep, however long the step, and a scene's own rest speed keeps the bounces that a long
-//! step would show.
+//! asleep, however long the step; a dropped ball bounces, and stops where its series of bounces
+//! ends, at any step; and a scene's own rest speed is honoured.
 
-use crate::common::{position, v3, velocity};
+use crate::common::{can, position, triangle, v3, velocity};
 use crate::friction::stepper;
 use crate::surface::lying;
 use toibox::hecs::{Entity, World};
 use toibox::scene::Scene;
-use toibox::{BallDef, Plane, Real, Sleep, StepConfig, Stepper, Vec3};
+use toibox::{BallDef, Cylinder, Plane, Real, Sleep, StepConfig, Stepper, Vec3};
 
 /// Relative tolerance of the worked paths.
 const WORKED: Real = 1e-9;
@@ -99,13 +99,107 @@ fn drop(up: Vec3, h: Real, e: Real) -> (World, Entity) {
     (world, ball)
 }
 
+/// Where a ball of radius 0.1 let go at rest with its centre `h` above a floor, under `g`
+/// towards it, with restitution `e < 1`, is at `t`, and its velocity, along the floor's
+/// normal: bounce after bounce, each leaving at `e` times its landing speed, and at rest on
+/// the floor once the series of bounces has ended, `2 e v / (g (1 - e))` after the first
+/// landing at `v`.
+fn exact_drop(h: Real, e: Real, g: Real, t: Real) -> (Real, Real) {
+    let mut at = (2.0 * (h - 0.1) / g).sqrt();
+    if t < at {
+        return (h - g * t * t / 2.0, -g * t);
+    }
+    let mut v = g * at;
+    if t >= at + 2.0 * e * v / (g * (1.0 - e)) {
+        return (0.1, 0.0);
+    }
+    loop {
+        let up = e * v;
+        let flight = 2.0 * up / g;
+        if t < at + flight {
+            let tau = t - at;
+            return (0.1 + up * tau - g * tau * tau / 2.0, up - g * tau);
+        }
+        at += flight;
+        v = up;
+    }
+}
+
+#[test]
+fn a_drop_bounces_and_stops_where_physics_says_at_any_step_length() {
+    // The default rest rule: a landing rests only where its series of bounces ends within the
+    // step. So a real bounce stays one at any step (the drop at dt 0.5, e = 0.7: at
+    // t = 1, y = 0.745 moving at -0.900; the old default, 2 |g| dt = 9.8 there, swallowed it)
+    // and the bounces end at the series' end, at t1 (1 + e) / (1 - e) after the first landing
+    // at t1: after every step the ball is where the worked bounces put it, to 1e-9, on floors
+    // facing three ways, for restitutions 0 to 0.9 and steps of 1/60 to 2
+    let g = 9.81;
+    for up in [Vec3::Y, Vec3::X, v3(0.0, 0.6, -0.8)] {
+        for e in [0.7, 0.0, 0.3, 0.5, 0.9] {
+            for dt in [0.5, 1.0, 2.0, 0.25, 0.1, 1.0 / 60.0_f64] {
+                let (mut world, ball) = drop(up, 1.5, e);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: -up * g,
+                    ..StepConfig::default()
+                });
+                let steps = (4.0 / dt).round() as u32;
+                for n in 1..=steps {
+                    stepper.step(&mut world, dt).unwrap();
+                    let t = dt * Real::from(n);
+                    let (y, vy) = exact_drop(1.5, e, g, t);
+                    let what = format!("up {up}, e {e}, dt {dt}, t {t}");
+                    close(position(&world, ball), up * y, &what);
+                    close(velocity(&world, ball), up * vy, &what);
+                }
+            }
+        }
+    }
+    let (y, vy) = exact_drop(1.5, 0.7, g, 1.0);
+    assert!((y - 0.745).abs() < 5e-4 && (vy + 0.900).abs() < 5e-4);
+}
+
+#[test]
+fn a_drop_on_a_cylinder_cap_or_a_polygon_stops_where_its_bounces_end() {
+    // The same worked bounces on the cap of a capped cylinder (top at y = 4, gravity along -y)
+    // and on a triangle (in z = 0, gravity along -z), let go 1.4 above them
+    let g = 9.81;
+    for e in [0.7, 0.0, 0.5] {
+        for dt in [0.5, 2.0, 1.0 / 60.0_f64] {
+            for (up, base) in [(Vec3::Y, v3(0.0, 4.0, 0.0)), (Vec3::Z, v3(1.0, 1.0, 0.0))] {
+                let mut world = World::new();
+                if up == Vec3::Y {
+                    world.spawn((Cylinder::from(can()),));
+                } else {
+                    world.spawn((triangle(),));
+                }
+                let ball = BallDef::new(base + up * 1.5, 0.1)
+                    .restitution(e)
+                    .spawn(&mut world);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: -up * g,
+                    ..StepConfig::default()
+                });
+                let steps = (4.0 / dt).round() as u32;
+                for n in 1..=steps {
+                    stepper.step(&mut world, dt).unwrap();
+                    let t = dt * Real::from(n);
+                    let (y, vy) = exact_drop(1.5, e, g, t);
+                    let what = format!("up {up}, e {e}, dt {dt}, t {t}");
+                    close(position(&world, ball), base + up * y, &what);
+                    close(velocity(&world, ball), up * vy, &what);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_rest_speed_below_the_landing_keeps_the_bounce_at_long_steps() {
     // Dropped from a centre height of 1.5 (a fall of 1.4) under g = 9.81: it lands at
     // v = sqrt(2 g 1.4) = 5.241 after v / g = 0.534, leaves at e v and, τ = 1 - v / g later,
     // is at 0.1 + e v τ - g τ² / 2 moving at e v - g τ. With e = 0.7: y = 0.745, v = -0.900,
-    // at t = 1, whatever the step, with a rest speed below 5.24 (the default, 2 |g| dt, is
-    // 9.8 at dt 0.5 and would swallow the bounce)
+    // at t = 1, whatever the step, with a caller's rest speed below 5.24 (a rest speed of
+    // 2 |g| dt, 9.8 at dt 0.5, would swallow the bounce)
     let g = 9.81;
     let v = (2.0 * g * 1.4_f64).sqrt();
     for up in [Vec3::Y, Vec3::X, v3(0.0, 0.6, -0.8)] {

@@ -196,3 +196,35 @@ fn a_held_ball_sliding_into_its_support_sweeps_nothing_along() {
     let after = energy(r.velocity_a, r.spin_a, &a) + energy(r.velocity_b, r.spin_b, &b);
     assert!(after <= before, "{before} -> {after}");
 }
+
+#[test]
+fn a_series_of_bounces_ends_where_its_flights_add_up() {
+    // Flights 2 e^k v / a, k >= 1, summed bounce by bounce until they are below rounding,
+    // against the closed form 2 e v / (a (1 - e)): the series ends within a time just above
+    // its sum and not within one just below
+    for (v, e, a) in [
+        (5.24, 0.7, 9.81),
+        (0.3, 0.5, 9.81),
+        (2.0, 0.9, 1.0),
+        (1.0, 0.1, 100.0),
+    ] {
+        let (mut sum, mut flight) = (0.0, 2.0 * e * v / a);
+        while flight > 1e-18 {
+            sum += flight;
+            flight *= e;
+        }
+        assert!(
+            bounces_end_within(v, e, a, sum * (1.0 + 1e-12)),
+            "{v} {e} {a}"
+        );
+        assert!(
+            !bounces_end_within(v, e, a, sum * (1.0 - 1e-9)),
+            "{v} {e} {a}"
+        );
+    }
+    // Restitution 0 ends at once; an elastic series, or one not pressed together, never ends
+    assert!(bounces_end_within(3.0, 0.0, 9.81, 0.0));
+    assert!(!bounces_end_within(1e-9, 1.0, 9.81, 1e9));
+    assert!(!bounces_end_within(1e-9, 0.5, 0.0, 1e9));
+    assert!(!bounces_end_within(1e-9, 0.5, -9.81, 1e9));
+}

@@ -12,7 +12,7 @@ use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, closing, resolve};
+use crate::sim::response::{Body, bounces_end_within, closing, resolve};
 use crate::toi::{PairKind, ToiStrategy};
 
 impl Stepper {
@@ -90,7 +90,21 @@ impl Stepper {
         let Some(approach) = closing(mine, theirs, n, self.rest_speed) else {
             return false;
         };
-        let rests = approach < self.rest_speed || approach == 0.0;
+        // A resting contact: its bounces end within the step, or, where no acceleration of
+        // its own presses a ball into a static shape (a wall, a ball), it is slower than the
+        // rest speed (the scene's, where set, everywhere)
+        let pressing = -(mine.1 - theirs.1).dot(n);
+        let rest_speed = match self.config.rest_speed {
+            None if on_static.is_some() && pressing > 0.0 => 0.0,
+            _ => self.rest_speed,
+        };
+        let series = bounces_end_within(
+            approach,
+            combine_restitution(self.balls.material[i].restitution, restitution),
+            pressing,
+            self.step_end - now,
+        );
+        let rests = approach == 0.0 || approach < rest_speed || series;
         // An inelastic impact in a crowd: one impact of all that touch
         if let Some(j) = other_ball
             && e == 0.0
@@ -135,7 +149,7 @@ impl Stepper {
             kick(j, &mut other);
         }
         let mu = combine_friction(self.balls.material[i].friction, friction);
-        let Some(response) = resolve(me, other, n, (e, mu), self.rest_speed, rests) else {
+        let Some(response) = resolve(me, other, n, (e, mu), rest_speed, rests) else {
             self.fall(left, now, t_end, strategy);
             if restarted {
                 self.balls.bump(i);
