@@ -175,6 +175,10 @@ pub(super) struct BallMaterial {
     /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
     /// island must rest on (a resting contact with a moving ball does not count).
     pub supported: bool,
+    /// A projection of its resting cluster at this step's start left a force on it unbalanced
+    /// (its velocity changed by more than rounding over the step): it is not still, whatever
+    /// its drift.
+    pub unbalanced: bool,
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,
@@ -183,6 +187,9 @@ pub(super) struct BallMaterial {
     /// Gravity, for a kicked ball; what another's prepaid gravity pushed into it, for a ball
     /// pushed along; zero for a ball that owes nothing.
     pub owed: Vec3,
+    /// The angular acceleration paid in advance until the step's end, as `owed` (see
+    /// [`Body::owed_spin`]): what a projection of its resting cluster with friction gave it.
+    pub owed_spin: Vec3,
     /// It took the rest of the step's gravity as a velocity (a kick), and goes straight: it
     /// owes its gravity again after each contact.
     pub kicked: bool,
@@ -300,6 +307,16 @@ impl Balls {
         &mut self.supports[*place as usize]
     }
 
+    /// Take back from ball `i` at `now` the spin paid in advance until `t_end` (see
+    /// [`BallMaterial::owed_spin`]): it keeps what it has earned, and owes nothing more.
+    pub fn take_back_spin(&mut self, i: usize, now: Real, t_end: Real) {
+        let material = &mut self.material[i];
+        if material.owed_spin != Vec3::ZERO {
+            material.spin -= material.owed_spin * (t_end - now);
+            material.owed_spin = Vec3::ZERO;
+        }
+    }
+
     /// The ball as the response sees it at `now` in a step ending at `t_end`, under `gravity`.
     pub fn response_body(&self, i: usize, now: Real, t_end: Real, gravity: Vec3) -> Body {
         let material = &self.material[i];
@@ -326,6 +343,7 @@ impl Balls {
             supports: self.supports(i),
             frozen,
             owed: material.owed * (t_end - now),
+            owed_spin: material.owed_spin * (t_end - now),
             // A pushed ball owes again only what it was pushed with
             paid: if material.kicked {
                 gravity

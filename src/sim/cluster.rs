@@ -5,6 +5,10 @@
 
 use crate::math::{Real, Vec3};
 
+mod coulomb;
+
+pub(crate) use coulomb::{RoughBalls, project_rough_cluster};
+
 /// A contact of a cluster: ball `a` against ball `b` (or a static shape for `None`), `normal`
 /// from `b` to `a`, that may close at up to `closing` (a gap closed by the step's end; zero for
 /// a touch). The constraint is `(u_a - u_b)·normal >= -closing`.

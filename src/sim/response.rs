@@ -234,6 +234,10 @@ pub(crate) struct Body {
     /// Impacts and friction act on the earned velocity, `velocity - owed`; zero for a ball
     /// that owes nothing and for a static shape.
     pub owed: Vec3,
+    /// The spin it has not yet earned, as `owed` for velocity: what a projection of its
+    /// resting cluster with friction paid in advance for the rest of the step. Friction acts on
+    /// the earned spin, `spin - owed_spin`.
+    pub owed_spin: Vec3,
     /// What it owes again after each contact, less what its supports take: for a ball going
     /// straight after a kick, the whole of the gravity paid in advance for the rest of the
     /// step, `g (t1 - now)`; for a ball pushed along, its `owed`. Zero otherwise.
@@ -251,6 +255,7 @@ impl Body {
         supports: Supports::EVERYWHERE,
         frozen: Frozen::Always,
         owed: Vec3::ZERO,
+        owed_spin: Vec3::ZERO,
         paid: Vec3::ZERO,
     };
 
@@ -267,6 +272,7 @@ impl Body {
             supports: Supports::default(),
             frozen: Frozen::No,
             owed: Vec3::ZERO,
+            owed_spin: Vec3::ZERO,
             paid: Vec3::ZERO,
         }
     }
@@ -552,7 +558,8 @@ fn passed_on(dv: Vec3, inverse_mass: Real, n: Vec3) -> Real {
 fn rub(a: &Body, b: &Body, n: Vec3, limit: Real, response: &mut Response) {
     let (ra, rb) = (-n * a.radius, n * b.radius);
     let (va, vb) = (a.velocity - a.owed, b.velocity - b.owed);
-    let slip = (va + a.spin.cross(ra)) - (vb + b.spin.cross(rb));
+    let (wa, wb) = (a.spin - a.owed_spin, b.spin - b.owed_spin);
+    let slip = (va + wa.cross(ra)) - (vb + wb.cross(rb));
     let u = slip - n * slip.dot(n);
     let speed = u.length();
     let k = 3.5 * (a.inverse_mass + b.inverse_mass);

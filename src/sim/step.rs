@@ -473,8 +473,9 @@ impl Stepper {
             // On a surface its motion, exact, says whether it stands: rolling or sliding, or
             // pulled down a slope, it is not still however long the step
             let path = &body.path;
-            let stands = !balls.on_surface(i)
-                || (path.velocity_at(t_end) == Vec3::ZERO && path.acceleration == Vec3::ZERO);
+            let stands = !balls.material[i].unbalanced
+                && (!balls.on_surface(i)
+                    || (path.velocity_at(t_end) == Vec3::ZERO && path.acceleration == Vec3::ZERO));
             let speed = if stands { speed } else { Real::INFINITY };
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);

@@ -23,4 +23,5 @@ mod resting;
 mod restitution;
 mod sleep;
 mod spin;
+mod stacks;
 mod surface;

@@ -8,7 +8,8 @@ use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3};
 use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
-use crate::sim::cluster::{Contact, project_cluster};
+use crate::sim::cluster::{Contact, RoughBalls, Settled, project_cluster, project_rough_cluster};
+use crate::sim::components::combine_friction;
 use crate::sim::sleep::{find, union};
 
 /// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
@@ -28,6 +29,17 @@ const MAX_ISLAND: u32 = 32;
 /// event loop.
 const SWEEPS: usize = 64;
 
+/// The net force, relative to its weight, on a ball of a projected rough cluster beyond which
+/// it is not still (for sleep), however slowly it moves: a stack just past Coulomb's limit
+/// slides apart from rest, slowly at first.
+const UNBALANCED: Real = 1e-9;
+
+/// Local solves of a projection with friction at most, over all its sweeps (which carry no
+/// exact finish: a stack of three with a top ball a tenth of the others' mass needs thousands
+/// of sweeps near Coulomb's limit), and sweeps at least.
+const ROUGH_SOLVES: usize = 1 << 16;
+const ROUGH_SWEEPS: usize = 256;
+
 /// The closing speed, relative to the rest speed, below which a projection has met a contact:
 /// half of what the event loop counts as no approach (see `response::approach_speed`).
 const MET: Real = 0.5e-12;
@@ -43,27 +55,54 @@ pub(super) struct Clusters {
     /// the step's gravity.
     earned: Vec<Vec3>,
     velocity: Vec<Vec3>,
+    /// Per place, the spin without gravity and with it, and the radius (rough islands).
+    earned_spin: Vec<Vec3>,
+    spin: Vec<Vec3>,
+    radius: Vec<Real>,
     inverse_mass: Vec<Real>,
     /// Per place, the ball takes its projected velocity (a contact pushes it).
     held: Vec<bool>,
+    /// Per place, the ball is in a rough island.
+    rough: Vec<bool>,
     contacts: Vec<Contact>,
     /// What each contact is with, as the calendar names it.
     others: Vec<Other>,
+    /// Per contact, its coefficient of friction.
+    friction: Vec<Real>,
     impulse: Vec<Real>,
+    /// Per contact of a rough island, its impulse on its ball `a` (along and across).
+    rough_impulse: Vec<Vec3>,
     /// Union-find over the places, and the size of each island at its root.
     parent: Vec<u32>,
     size: Vec<u32>,
-    /// The islands projected, as ranges of `contacts`.
-    islands: Vec<(usize, usize)>,
+    /// The islands projected, as ranges of `contacts`, and how.
+    islands: Vec<(usize, usize, Solve)>,
+    /// The places of one rough island, and their velocities and spins before its projection.
+    members: Vec<usize>,
+    before: Vec<(Vec3, Vec3)>,
     found: Vec<Other>,
-    /// The contacts of one ball: with what, the other ball if it takes part, normal, closing.
-    near: Vec<(Other, Option<usize>, Vec3, Real)>,
+    /// The contacts of one ball: with what, the other ball if it takes part, normal, closing,
+    /// friction.
+    near: Vec<(Other, Option<usize>, Vec3, Real, Real)>,
     order: Vec<u32>,
     done: Vec<u64>,
 }
 
 /// No place.
 const NONE: u32 = u32::MAX;
+
+/// How an island is projected.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Solve {
+    /// Without friction or spins (see [`project_cluster`]).
+    Smooth,
+    /// With Coulomb's friction and spins (a contact with friction, or a ball spinning; see
+    /// [`project_rough_cluster`]).
+    Rough,
+    /// Left to the event loop: its rough projection did not settle, or would have raised the
+    /// energy.
+    Left,
+}
 
 impl Stepper {
     /// Project the resting clusters of the step's start (at `t0`, ending at `t1`), under
@@ -92,11 +131,7 @@ impl Stepper {
     /// Return true when ball `i` takes part in the projection.
     fn takes_part(&self, i: usize) -> bool {
         let m = &self.balls.material[i];
-        !self.balls.rest[i].asleep()
-            && m.inverse_mass > 0.0
-            && m.friction == 0.0
-            && m.rolling_resistance == 0.0
-            && m.spin == Vec3::ZERO
+        !self.balls.rest[i].asleep() && m.inverse_mass > 0.0 && m.rolling_resistance == 0.0
     }
 
     /// List the contacts of the balls that take part, each pair once, through the grids.
@@ -107,6 +142,7 @@ impl Stepper {
         c.balls.clear();
         c.contacts.clear();
         c.others.clear();
+        c.friction.clear();
         let mut found = std::mem::take(&mut c.found);
         for i in 0..n {
             if !self.takes_part(i) {
@@ -119,7 +155,7 @@ impl Stepper {
             let path = &balls.body[i].path;
             let ending = path.velocity + path.acceleration * dt;
             for &other in &found {
-                let (normal, gap, other_ending, b, reach) = match other {
+                let (normal, gap, other_ending, b, reach, mu) = match other {
                     Other::Ball(j) => {
                         let j = j as usize;
                         // Each pair of balls that both take part once, from the lower index
@@ -143,12 +179,13 @@ impl Stepper {
                             other_ending,
                             b,
                             radius + its,
+                            balls.material[j].friction,
                         )
                     }
                     Other::Static(k) => {
-                        let shape = &self.statics[k as usize].shape;
-                        let p = shape.proximity(&Ball::new(at, radius));
-                        (p.normal, p.distance, Vec3::ZERO, None, radius)
+                        let s = &self.statics[k as usize];
+                        let p = s.shape.proximity(&Ball::new(at, radius));
+                        (p.normal, p.distance, Vec3::ZERO, None, radius, s.friction)
                     }
                 };
                 // Near, not overlapping (a contact of the event loop pushes an overlap apart),
@@ -166,12 +203,13 @@ impl Stepper {
                 } else {
                     0.0
                 };
-                c.near.push((other, b, normal, closing));
+                let mu = combine_friction(balls.material[i].friction, mu);
+                c.near.push((other, b, normal, closing, mu));
             }
             // In the order of what they are with (most candidates are far: only the near are
             // sorted)
             c.near.sort_unstable_by_key(|near| near.0);
-            for (other, b, normal, closing) in c.near.drain(..) {
+            for (other, b, normal, closing, mu) in c.near.drain(..) {
                 let mut place = |k: usize| {
                     if c.place[k] == NONE {
                         c.place[k] = c.balls.len() as u32;
@@ -188,6 +226,7 @@ impl Stepper {
                     closing,
                 });
                 c.others.push(other);
+                c.friction.push(mu);
             }
         }
         c.found = found;
@@ -223,6 +262,7 @@ impl Stepper {
         });
         permute(&mut c.contacts, &c.order, &mut c.done);
         permute(&mut c.others, &c.order, &mut c.done);
+        permute(&mut c.friction, &c.order, &mut c.done);
         c.islands.clear();
         let mut from = 0;
         while from < c.contacts.len() {
@@ -232,15 +272,26 @@ impl Stepper {
                     .iter()
                     .take_while(|k| c.parent[k.a] == root)
                     .count();
-            if c.size[root as usize] <= MAX_ISLAND {
-                c.islands.push((from, to));
+            let balls = &self.balls;
+            let spins = |k: &Contact| {
+                let spin = |p: usize| balls.material[c.balls[p] as usize].spin != Vec3::ZERO;
+                spin(k.a) || k.b.is_some_and(spin)
+            };
+            let rough = c.friction[from..to].iter().any(|&mu| mu > 0.0)
+                || c.contacts[from..to].iter().any(spins);
+            // A rough ball alone on shapes is left to the event loop (it lies on one in closed
+            // form)
+            let alone = c.size[root as usize] == 1;
+            if c.size[root as usize] <= MAX_ISLAND && !(rough && alone) {
+                let solve = if rough { Solve::Rough } else { Solve::Smooth };
+                c.islands.push((from, to, solve));
             }
             from = to;
         }
     }
 
     /// Project each island's velocities: without gravity (what each ball has earned), then
-    /// with a step of it.
+    /// with a step of it. Rough islands project spins too, with Coulomb's friction.
     fn project_islands(&mut self, c: &mut Clusters, dt: Real) {
         let balls = &self.balls;
         c.earned.clear();
@@ -249,26 +300,53 @@ impl Stepper {
                 .iter()
                 .map(|&i| balls.body[i as usize].path.velocity),
         );
+        c.earned_spin.clear();
+        c.earned_spin
+            .extend(c.balls.iter().map(|&i| balls.material[i as usize].spin));
         c.inverse_mass.clear();
         c.inverse_mass.extend(
             c.balls
                 .iter()
                 .map(|&i| balls.material[i as usize].inverse_mass),
         );
-        c.impulse.clear();
-        c.impulse.resize(c.contacts.len(), 0.0);
+        c.radius.clear();
+        c.radius
+            .extend(c.balls.iter().map(|&i| balls.body[i as usize].radius));
         let settle = (SWEEPS, MET * self.rest_speed);
-        for &(from, to) in &c.islands {
-            let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
-            project_cluster(&mut c.earned, &c.inverse_mass, contacts, impulse, settle);
-        }
+        let rough = MET * self.rest_speed;
         let fall = self.config.gravity * dt;
-        c.velocity.clear();
-        c.velocity.extend(c.earned.iter().map(|&v| v + fall));
-        c.impulse.fill(0.0);
-        for &(from, to) in &c.islands {
-            let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
-            project_cluster(&mut c.velocity, &c.inverse_mass, contacts, impulse, settle);
+        for with_gravity in [false, true] {
+            if with_gravity {
+                c.velocity.clear();
+                c.velocity.extend(c.earned.iter().map(|&v| v + fall));
+                c.spin.clone_from(&c.earned_spin);
+            }
+            c.impulse.clear();
+            c.impulse.resize(c.contacts.len(), 0.0);
+            c.rough_impulse.clear();
+            c.rough_impulse.resize(c.contacts.len(), Vec3::ZERO);
+            for x in 0..c.islands.len() {
+                let (from, to, solve) = c.islands[x];
+                match solve {
+                    Solve::Smooth => {
+                        let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
+                        let velocity = if with_gravity {
+                            &mut c.velocity
+                        } else {
+                            &mut c.earned
+                        };
+                        project_cluster(velocity, &c.inverse_mass, contacts, impulse, settle);
+                    }
+                    Solve::Rough => {
+                        let fall = with_gravity.then_some(fall);
+                        let sweeps = (ROUGH_SOLVES / (to - from)).max(ROUGH_SWEEPS);
+                        if !project_rough_island(c, (from, to), fall, dt, (sweeps, rough)) {
+                            c.islands[x].2 = Solve::Left;
+                        }
+                    }
+                    Solve::Left => {}
+                }
+            }
         }
     }
 
@@ -278,10 +356,20 @@ impl Stepper {
     fn apply_projection(&mut self, c: &mut Clusters, dt: Real) {
         c.held.clear();
         c.held.resize(c.balls.len(), false);
-        for &(from, to) in &c.islands {
+        c.rough.clear();
+        c.rough.resize(c.balls.len(), false);
+        for &(from, to, solve) in &c.islands {
+            let rough = solve == Solve::Rough;
+            if solve == Solve::Left {
+                continue;
+            }
             for k in from..to {
                 let (contact, impulse) = (c.contacts[k], c.impulse[k]);
-                if impulse <= 0.0 {
+                c.rough[contact.a] |= rough;
+                if let Some(b) = contact.b {
+                    c.rough[b] |= rough;
+                }
+                if impulse <= 0.0 && c.rough_impulse[k] == Vec3::ZERO {
                     continue;
                 }
                 c.held[contact.a] = true;
@@ -303,11 +391,95 @@ impl Stepper {
                 path.velocity = c.velocity[k];
                 path.acceleration = Vec3::ZERO;
                 let material = &mut self.balls.material[i];
+                material.spin = c.spin[k];
                 material.owed = (c.velocity[k] - c.earned[k]) / dt;
+                material.owed_spin = (c.spin[k] - c.earned_spin[k]) / dt;
                 material.kicked = true;
+                // Gravity not held up by a rough cluster: a net force beyond rounding of its
+                // weight (frictionless clusters creep as they pack, and sleep by their drift)
+                let gravity = self.config.gravity.length() * dt;
+                let change = (c.velocity[k] - c.earned[k]).length();
+                material.unbalanced = c.rough[k] && change > UNBALANCED * gravity;
             } else {
                 path.velocity = c.earned[k];
+                self.balls.material[i].spin = c.earned_spin[k];
             }
         }
     }
+}
+
+/// Project the rough island of `contacts[from..to]` in `c`: the earned velocities and spins
+/// (`fall` `None`), or those with a step's `fall` of gravity added (over a step of `dt`, in
+/// which the balls go straight). False, with the island's velocities, spins and impulses as
+/// they were, where the projection did not settle, or where it would raise the island's
+/// energy (kinetic and rotational, and of gravity over the step) beyond rounding: the island is
+/// left to the event loop.
+fn project_rough_island(
+    c: &mut Clusters,
+    (from, to): (usize, usize),
+    fall: Option<Vec3>,
+    dt: Real,
+    settle: (usize, Real),
+) -> bool {
+    c.members.clear();
+    for k in &c.contacts[from..to] {
+        c.members.push(k.a);
+        c.members.extend(k.b);
+    }
+    c.members.sort_unstable();
+    c.members.dedup();
+    let (velocity, spin) = match fall {
+        Some(_) => (&mut c.velocity, &mut c.spin),
+        None => (&mut c.earned, &mut c.earned_spin),
+    };
+    let fall = fall.unwrap_or(Vec3::ZERO);
+    let gravity = fall / dt;
+    let mut start = std::mem::take(&mut c.before);
+    start.clear();
+    start.extend(c.members.iter().map(|&p| (velocity[p], spin[p])));
+    // Kinetic and rotational energy of the members (at their earned velocities before, as a
+    // parabola would keep it), and of gravity after a step straight on
+    let energy = |p: usize, v: Vec3, w: Vec3| {
+        let (m, r) = (c.inverse_mass[p].recip(), c.radius[p]);
+        0.5 * m * v.length_squared() + 0.2 * m * r * r * w.length_squared()
+    };
+    let (mut before, mut scale) = (0.0, 0.0);
+    for (&p, &(v, w)) in c.members.iter().zip(&start) {
+        before += energy(p, v - fall, w);
+        scale += energy(p, v - fall, w) + energy(p, fall, Vec3::ZERO);
+    }
+    let mut balls = RoughBalls {
+        velocity,
+        spin,
+        inverse_mass: &c.inverse_mass,
+        radius: &c.radius,
+    };
+    let (contacts, friction) = (&c.contacts[from..to], &c.friction[from..to]);
+    let impulse = &mut c.rough_impulse[from..to];
+    let settled = project_rough_cluster(&mut balls, contacts, friction, impulse, settle);
+    // A ball that no contact pushes keeps its parabola, and its energy: only those that go
+    // straight count
+    let mut after = 0.0;
+    for (&p, &(v0, w0)) in c.members.iter().zip(&start) {
+        let (v, w) = (balls.velocity[p], balls.spin[p]);
+        after += if (v, w) == (v0, w0) {
+            energy(p, v0 - fall, w0)
+        } else {
+            energy(p, v, w) - gravity.dot(v) * dt / c.inverse_mass[p]
+        };
+    }
+    let kept = settled == Settled::Met && after <= before + 1e-12 * scale;
+    if kept {
+        for (k, p) in (from..to).zip(impulse.iter()) {
+            c.impulse[k] = p.dot(c.contacts[k].normal);
+        }
+    } else {
+        for (&p, &(v, w)) in c.members.iter().zip(&start) {
+            balls.velocity[p] = v;
+            balls.spin[p] = w;
+        }
+        impulse.fill(Vec3::ZERO);
+    }
+    c.before = start;
+    kept
 }

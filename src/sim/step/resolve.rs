@@ -197,7 +197,10 @@ impl Stepper {
             }
         };
         self.balls.body[i].path.velocity = response.velocity_a;
+        // Spin that a projection of its resting cluster paid in advance is not earned at a new
+        // contact: taken back (its velocity's part, the gravity, the contact owes again)
         self.balls.material[i].spin = response.spin_a;
+        self.balls.take_back_spin(i, now, self.step_end);
         self.balls.material[i].owed = owed(response.owed_a);
         self.balls.bump(i);
         if response.a_rests_on_b {
@@ -219,6 +222,7 @@ impl Stepper {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
+                self.balls.take_back_spin(j, now, self.step_end);
                 self.balls.material[j].owed = owed(response.owed_b);
                 self.balls.bump(j);
                 // Who pushed whom with gravity paid in advance, for `take_back_pushes`
@@ -448,7 +452,8 @@ impl Stepper {
         let material = &mut self.balls.material[k];
         let owed = std::mem::take(&mut material.owed);
         material.kicked = false;
-        let spin = std::mem::take(&mut material.spin);
+        let owed_spin = std::mem::take(&mut material.owed_spin);
+        let spin = std::mem::take(&mut material.spin) - owed_spin * (self.step_end - now);
         let mass = material.inverse_mass.recip();
         let body = &mut self.balls.body[k];
         let velocity = body.path.velocity - owed * (self.step_end - now);

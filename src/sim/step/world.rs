@@ -124,7 +124,9 @@ impl Stepper {
                 supports: NONE,
                 resting_hits: 0,
                 supported: false,
+                unbalanced: false,
                 owed: Vec3::ZERO,
+                owed_spin: Vec3::ZERO,
                 kicked: false,
                 surface: OnSurface::No,
             });
@@ -242,7 +244,9 @@ impl Stepper {
             material.supports = NONE;
             material.resting_hits = 0;
             material.supported = false;
+            material.unbalanced = false;
             material.owed = Vec3::ZERO;
+            material.owed_spin = Vec3::ZERO;
             material.kicked = false;
             material.surface = OnSurface::No;
             balls.hits[w] = 0;
