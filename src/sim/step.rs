@@ -80,19 +80,21 @@
 
 mod cluster;
 mod crowd;
+mod kept;
 mod predict;
-use predict::Asking;
-use world::clock_of;
 mod resolve;
 mod surface;
 mod world;
+
+use kept::{Kept, Start};
+use predict::Asking;
 
 use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
 use super::bodies::{Balls, OnSurface, permute};
-use super::calendar::{Calendar, Happening, Key, NEVER, Next, Other};
+use super::calendar::{Calendar, Happening, NEVER, Next, Other};
 use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
 use super::events::{StepReport, StepStats};
@@ -169,40 +171,36 @@ pub struct Stepper {
     statics: Vec<Static>,
     neighbours: Neighbours,
     calendar: Calendar,
+    /// What goes on from one step to the next where paths hold.
+    kept: Kept,
+    /// Who asks about a pair, and the pairs this step met.
+    pairs: Pairs,
+    /// The balls the spent budget stopped, and the pushes to take back from them.
+    budget: Budget,
+    /// The bookkeeping of sleeping islands.
+    sleep: SleepBook,
+    /// Lists reused from step to step to avoid allocating.
+    scratch: Scratch,
+    /// The rest speed of the current step.
+    rest_speed: Real,
+    /// The end of the current step, on the paths' clock.
+    step_end: Real,
+}
+
+/// Who asks about a pair in this step, and the pairs its queries met: touching, meeting, or
+/// declined at a contact.
+#[derive(Debug, Default)]
+struct Pairs {
     /// Per ball, when in the step it last changed course (a count of changes; 0: not since the
     /// step began). Decides which ball of a pair asks.
     changed: Vec<u32>,
+    /// Changes of course so far in the step.
     changes: u32,
     /// Per ball, its path over the step is longer than a cell of the memory order, or roams.
     long: Vec<bool>,
-    /// Scratch list of candidates.
-    found: Vec<Other>,
-    /// The balls in memory order: gathered index of each.
-    order: Vec<u32>,
-    /// The rest speed of the current step.
-    rest_speed: Real,
-    /// When the current step began, on the clock of the balls' paths (see [`Path`]).
-    clock: Real,
-    /// Balls without a [`Path`] component, to be given one.
-    pathless: Vec<(Entity, Path)>,
-    /// Balls without an [`AngularVelocity`](super::AngularVelocity) that a contact with
-    /// friction set spinning, to be given one (and an orientation).
-    spinless: Vec<(Entity, Vec3)>,
-    /// The last step completed with paths that hold, and left its calendar, cells and order
-    /// to the next (a cache: a fresh stepper rebuilds them and meets the same events).
-    kept: bool,
-    /// Paths hold across steps in the current step (an exact strategy; under gravity, after a
-    /// calm step).
-    keeps: bool,
-    /// The end of the last step completed, on the paths' clock.
-    last_end: Real,
-    /// The length of the last step completed.
-    last_dt: Real,
-    /// The end of the current step, on the paths' clock.
-    step_end: Real,
-    /// Where paths hold: per ball, the key of its earliest event in the calendar (the only one
-    /// each ball keeps, with those of other balls that involve it).
-    held: Vec<Key>,
+    /// Every pair a query of this step found touching or meeting: any pair that overlaps at
+    /// the end of the step is among them.
+    contacts: Vec<Touching>,
     /// Pairs met at a contact that turned out not to approach, with the time from which they
     /// may meet again (infinite for pairs that part for good); asked only from then until one
     /// of them changes course.
@@ -210,23 +208,12 @@ pub struct Stepper {
     /// A pair declined in this step may meet again later (paths that curve back together, or
     /// pressed together as the step ran out): the step is not calm.
     declined_may_meet: bool,
-    /// Balls whose paths changed outside the event loop (edited, stopped): they predict
-    /// afresh at the start of the next step that continues this one's calendar.
-    changed_balls: Vec<u32>,
-    /// Every pair a query of this step found touching or meeting: any pair that overlaps at
-    /// the end of the step is among them.
-    contacts: Vec<Touching>,
-    /// Scratch: the balls whose centre ended behind a plane or inside a cylinder.
-    escaped: Vec<u32>,
-    /// Pairs of balls that touched in this step: they join islands.
-    links: Vec<(u32, u32)>,
-    islands: Islands,
-    /// Balls without a [`Sleep`] component, to be given one.
-    sleepless: Vec<(Entity, Sleep)>,
-    /// Per ball, scratch: its Z-order key, then its place in memory.
-    keys: Vec<u64>,
-    /// Scratch of `permute`.
-    done: Vec<u64>,
+}
+
+/// What the budget of resolved collisions leaves in a step: the balls it stopped, and who
+/// pushed whom with gravity paid in advance.
+#[derive(Debug, Default)]
+struct Budget {
     /// The balls stopped in this step after the budget ran out: they end it at rest.
     stopped: Vec<u32>,
     /// Pairs of balls (pusher, pushed) of this step's contacts that left the second owing what
@@ -234,15 +221,43 @@ pub struct Stepper {
     pushes: Vec<(u32, u32)>,
     /// `pushes` is sorted.
     pushes_sorted: bool,
-    /// The fingerprint of this step's statics and configuration (see [`change`]).
-    surroundings: u64,
+}
+
+/// The bookkeeping of sleep: the links of this step's contacts, the islands they join, and
+/// the sleepers the world recorded.
+#[derive(Debug, Default)]
+struct SleepBook {
+    /// Pairs of balls that touched in this step: they join islands.
+    links: Vec<(u32, u32)>,
+    /// The islands of balls that rest on each other.
+    islands: Islands,
     /// Scratch: the balls of sleeping islands with what their `Sleep` recorded.
     sleepers: Vec<Sleeper>,
     /// Per ball, the size of the island it sleeps in at the end of the step.
     island_size: Vec<u32>,
-    /// Scratch of the projection of resting clusters.
+}
+
+/// Scratch lists of a step, kept to avoid allocating.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Candidates of a prediction.
+    found: Vec<Other>,
+    /// Balls without a [`Path`] component, to be given one.
+    pathless: Vec<(Entity, Path)>,
+    /// Balls without an [`AngularVelocity`](super::AngularVelocity) that a contact with
+    /// friction set spinning, to be given one (and an orientation).
+    spinless: Vec<(Entity, Vec3)>,
+    /// Balls without a [`Sleep`] component, to be given one.
+    sleepless: Vec<(Entity, Sleep)>,
+    /// The balls whose centre ended behind a plane or inside a cylinder.
+    escaped: Vec<u32>,
+    /// Per ball: its Z-order key, then its place in memory.
+    keys: Vec<u64>,
+    /// Scratch of `permute`.
+    done: Vec<u64>,
+    /// The projection of resting clusters.
     clusters: cluster::Clusters,
-    /// Scratch of inelastic impacts in crowds.
+    /// Inelastic impacts in crowds.
     crowd: crowd::Crowd,
 }
 
@@ -291,22 +306,12 @@ impl Stepper {
         }
         self.config.check()?;
         let gravity = self.config.gravity;
-        // Under gravity paths hold only after a calm step, one that left the world a clock
-        let clock = clock_of(world, dt);
-        let keep_paths =
-            strategy.misses_are_certain() && (gravity == Vec3::ZERO || clock.is_some());
-        let clock = clock.filter(|_| keep_paths);
-        // What the last step left (calendar, cells, order) goes on only if this one completes;
-        // predictions made for curved paths looked as far as the epoch of that step's `dt`
-        let continued = std::mem::take(&mut self.kept)
-            && keep_paths
-            && (gravity == Vec3::ZERO || dt == self.last_dt)
-            && self.gather_kept(world, clock)?;
-        if !continued {
-            self.gather(world, clock)?;
-        }
-        self.keeps = keep_paths;
-        let (t0, t1) = (self.clock, self.clock + dt);
+        let start = self
+            .kept
+            .begin(world, dt, gravity, strategy.misses_are_certain());
+        let continued = self.gather_world(world, start)?;
+        let keep_paths = self.kept.keeps;
+        let (t0, t1) = (self.kept.clock, self.kept.clock + dt);
         self.step_end = t1;
         // Where paths hold, predictions look past the step's end and wait for the next steps:
         // straight ones without a bound, curved ones to the end of the epoch's last step
@@ -317,10 +322,10 @@ impl Stepper {
         };
         self.report.events.clear();
         self.report.stats = StepStats::default();
-        self.links.clear();
-        self.declined_may_meet = false;
-        self.pushes.clear();
-        self.pushes_sorted = false;
+        self.sleep.links.clear();
+        self.pairs.declined_may_meet = false;
+        self.budget.pushes.clear();
+        self.budget.pushes_sorted = false;
 
         self.rest_speed = self.config.rest_speed_for(dt);
         // Exact flight: every ball awake falls on a parabola until something holds it up
@@ -355,9 +360,9 @@ impl Stepper {
             .max_events_per_step
             .unwrap_or(1000 + 100 * self.balls.len());
         let mut resolved = 0usize;
-        self.stopped.clear();
+        self.budget.stopped.clear();
         loop {
-            let held = keep_paths.then_some(self.held.as_slice());
+            let held = keep_paths.then_some(self.kept.held.as_slice());
             let event = match self.calendar.pop_until(&self.balls.counter, t1, held) {
                 None => break,
                 Some(Next::Event(event)) => event,
@@ -394,15 +399,15 @@ impl Stepper {
                 self.balls.advance(i, t1);
             }
         }
-        self.changed_balls.clear();
-        for &i in &self.stopped {
+        self.kept.changed_balls.clear();
+        for &i in &self.budget.stopped {
             // At rest from the step's end, as a new stepper reads it from the world; the next
             // step predicts it afresh
             self.balls
                 .restart_with(i as usize, t1, Vec3::ZERO, Vec3::ZERO);
-            self.changed_balls.push(i);
+            self.kept.changed_balls.push(i);
         }
-        self.report.stats.stopped = self.stopped.len() as u64;
+        self.report.stats.stopped = self.budget.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
         if let Some(error) = self.non_finite(dt) {
             self.report = StepReport::default();
@@ -413,18 +418,17 @@ impl Stepper {
             &self.balls,
             t1,
             &self.statics,
-            &self.contacts,
-            &mut self.escaped,
+            &self.pairs.contacts,
+            &mut self.scratch.escaped,
         );
         // Sleep changes paths at the step's end, and wakes whole islands: predictions go on
         // only among balls awake
         let calm = gravity == Vec3::ZERO || self.calm();
-        self.kept = keep_paths
+        let goes_on = keep_paths
             && calm
             && self.report.stats.sleeping == 0
             && self.balls.rest.iter().all(|r| r.woke_from.is_none());
-        self.last_end = t1;
-        self.last_dt = dt;
+        self.kept.end(goes_on, t1, dt);
         // A step under gravity that was not calm leaves no clock: the next starts afresh
         let until = if calm { t1 } else { Real::INFINITY };
         self.scatter(world, t1, dt, until);
@@ -438,14 +442,14 @@ impl Stepper {
     fn calm(&self) -> bool {
         let gravity = self.config.gravity;
         let balls = &self.balls;
-        self.stopped.is_empty()
-            && !self.declined_may_meet
+        self.budget.stopped.is_empty()
+            && !self.pairs.declined_may_meet
             && (0..balls.len()).all(|i| {
                 let (material, rest) = (&balls.material[i], &balls.rest[i]);
                 let path = &balls.body[i].path;
                 // A kept path that changed course as the step ended was predicted in this
                 // step, as of the next one's start: a new stepper would meet its touches there
-                let at_the_end = self.keeps && path.time == self.step_end;
+                let at_the_end = self.kept.keeps && path.time == self.step_end;
                 path.acceleration == gravity
                     && !at_the_end
                     && !material.kicked
@@ -482,11 +486,11 @@ impl Stepper {
             rest.grounded = balls.material[i].supported;
         }
         let entities = &balls.entity;
-        self.islands.settle(
+        self.sleep.islands.settle(
             config.time,
             &mut balls.rest,
             |i| entities[i].to_bits(),
-            &self.links,
+            &self.sleep.links,
         );
         for i in 0..balls.len() {
             // A sleeper holds still, turning no more (held in resting contacts, a turning
@@ -508,15 +512,15 @@ impl Stepper {
         self.sort_spatially(keep_paths);
         self.neighbours
             .list(&self.balls.body, &self.balls.start, &mut self.statics, dt);
-        self.contacts.clear();
+        self.pairs.contacts.clear();
         let n = self.balls.len();
-        self.held.clear();
-        self.held.resize(n, NEVER);
-        self.declined.clear();
-        self.changed.clear();
-        self.changed.resize(n, 0);
-        self.changes = 0;
-        self.long.clear();
+        self.kept.held.clear();
+        self.kept.held.resize(n, NEVER);
+        self.pairs.declined.clear();
+        self.pairs.changed.clear();
+        self.pairs.changed.resize(n, 0);
+        self.pairs.changes = 0;
+        self.pairs.long.clear();
         for i in 0..n {
             let body = &self.balls.body[i];
             let asleep = self.balls.rest[i].asleep();
@@ -525,7 +529,7 @@ impl Stepper {
                     && self
                         .neighbours
                         .outruns_order_cell(body, self.balls.start[i], dt));
-            self.long.push(long);
+            self.pairs.long.push(long);
         }
     }
 
@@ -540,15 +544,15 @@ impl Stepper {
     fn sort_spatially(&mut self, keep_paths: bool) {
         let n = self.balls.len();
         let sorts = n > SMALL_WORLD && !keep_paths;
-        if self.order.len() != n || !sorts {
-            self.order.clear();
-            self.order.extend(0..n as u32);
+        if self.kept.order.len() != n || !sorts {
+            self.kept.order.clear();
+            self.kept.order.extend(0..n as u32);
         }
         // A small world fits in the cache in any order
         if !sorts {
             return;
         }
-        let mut keys = std::mem::take(&mut self.keys);
+        let mut keys = std::mem::take(&mut self.scratch.keys);
         keys.clear();
         keys.extend(
             self.balls
@@ -556,11 +560,11 @@ impl Stepper {
                 .iter()
                 .map(|&position| self.neighbours.z_order(position)),
         );
-        self.order.sort_by_key(|&w| (keys[w as usize], w));
-        self.keys = keys;
-        let order = &self.order;
+        self.kept.order.sort_by_key(|&w| (keys[w as usize], w));
+        self.scratch.keys = keys;
+        let order = &self.kept.order;
         let balls = &mut self.balls;
-        let done = &mut self.done;
+        let done = &mut self.scratch.done;
         permute(&mut balls.entity, order, done);
         permute(&mut balls.body, order, done);
         permute(&mut balls.material, order, done);

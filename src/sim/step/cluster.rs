@@ -118,14 +118,14 @@ impl Stepper {
     /// collision at the step's start, and holds its ball up as a resting contact of the event
     /// loop would (supports, sleep).
     pub(super) fn project_resting(&mut self, t0: Real, t1: Real) {
-        let mut c = std::mem::take(&mut self.clusters);
+        let mut c = std::mem::take(&mut self.scratch.clusters);
         self.find_resting_contacts(&mut c, t1 - t0);
         if !c.contacts.is_empty() {
             self.order_islands(&mut c);
             self.project_islands(&mut c, t1 - t0);
             self.apply_projection(&mut c, t1 - t0);
         }
-        self.clusters = c;
+        self.scratch.clusters = c;
     }
 
     /// Return true when ball `i` takes part in the projection.
@@ -380,7 +380,7 @@ impl Stepper {
                     self.balls.material[i].supported = true;
                     self.balls.supports_mut(i).add(contact.normal);
                 }
-                let now = self.clock;
+                let now = self.kept.clock;
                 self.report_push(i, c.others[k], now, contact.normal, impulse);
             }
         }

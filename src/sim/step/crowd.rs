@@ -67,12 +67,12 @@ impl Stepper {
         if self.config.gravity != Vec3::ZERO {
             return false;
         }
-        let mut c = std::mem::take(&mut self.crowd);
+        let mut c = std::mem::take(&mut self.scratch.crowd);
         let found = self.find_crowd(&mut c, (i, j), now) && self.project_crowd(&mut c);
         if found {
             self.apply_crowd(&mut c, now, t_end, strategy);
         }
-        self.crowd = c;
+        self.scratch.crowd = c;
         found
     }
 

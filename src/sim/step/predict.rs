@@ -53,19 +53,19 @@ impl Stepper {
         let (first, except) = match asking {
             Asking::First => (true, None),
             Asking::Changed { except } => {
-                self.changes += 1;
-                self.changed[i] = self.changes;
+                self.pairs.changes += 1;
+                self.pairs.changed[i] = self.pairs.changes;
                 (false, except.map(|j| Other::Ball(j as u32)))
             }
             Asking::Again => (false, None),
         };
-        if self.keeps {
-            self.held[i] = NEVER;
+        if self.kept.keeps {
+            self.kept.held[i] = NEVER;
         }
-        let mut found = std::mem::take(&mut self.found);
+        let mut found = std::mem::take(&mut self.scratch.found);
         self.candidates(i, &mut found);
         self.ask_all(i, &mut found, now, t_end, strategy, first, except);
-        self.found = found;
+        self.scratch.found = found;
         if asking != Asking::Again {
             for g in self.neighbours.grids_of(i) {
                 self.schedule_crossing(i, g, now, t_end);
@@ -177,7 +177,8 @@ impl Stepper {
             Toi::Overlapping(_) => true,
         };
         if can_overlap || !strategy.misses_are_certain() {
-            self.contacts
+            self.pairs
+                .contacts
                 .push(Touching::new(a as u32, other, &self.balls.counter));
         }
         self.schedule(a, other, from, now, t_end, &me, toi);
@@ -230,7 +231,7 @@ impl Stepper {
                 Other::Static(k) => self.statics[k as usize].entity,
                 Other::Ball(b) => self.balls.entity[b as usize],
             },
-            start: from - self.clock,
+            start: from - self.kept.clock,
         });
         let toi = match other {
             Other::Static(k) => self.statics[k as usize]
@@ -324,7 +325,7 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
     ) {
-        let changed = std::mem::take(&mut self.changed_balls);
+        let changed = std::mem::take(&mut self.kept.changed_balls);
         for &i in &changed {
             let i = i as usize;
             self.balls.counter[i] += 1;
@@ -332,11 +333,11 @@ impl Stepper {
         }
         // Contacts found before whose balls have not changed course since still hold
         let counters = &self.balls.counter;
-        self.contacts.retain(|c| c.live(counters));
-        self.declined.retain(|(c, _)| c.live(counters));
+        self.pairs.contacts.retain(|c| c.live(counters));
+        self.pairs.declined.retain(|(c, _)| c.live(counters));
         // Stale events pile up over the steps: drop them when they outnumber the balls
         if self.calendar.len() > 3 * self.balls.len() + 1024 {
-            self.calendar.compact(counters, &self.held);
+            self.calendar.compact(counters, &self.kept.held);
         }
         for &i in &changed {
             self.predict(
@@ -347,8 +348,8 @@ impl Stepper {
                 Asking::Changed { except: None },
             );
         }
-        self.changed_balls = changed;
-        self.changed_balls.clear();
+        self.kept.changed_balls = changed;
+        self.kept.changed_balls.clear();
     }
 
     /// True when ball `i` and `other` met at a contact that turned out not to approach, parted
@@ -361,10 +362,11 @@ impl Stepper {
     /// When ball `i` and `other` may meet again, if they met at a contact that turned out not
     /// to approach and neither has changed course since.
     fn declined_until(&self, i: usize, other: Other) -> Option<Real> {
-        if self.declined.is_empty() {
+        if self.pairs.declined.is_empty() {
             return None;
         }
-        self.declined
+        self.pairs
+            .declined
             .iter()
             .filter(|(d, _)| {
                 let same = (d.a as usize == i && d.other == other)
@@ -385,7 +387,7 @@ impl Stepper {
     /// that takes the world over mid-epoch never saw it): the asker is the ball whose path
     /// began last, then the lower index (the world's order).
     pub(super) fn asker(&self, i: usize, j: usize) -> usize {
-        if self.keeps {
+        if self.kept.keeps {
             let (a, b) = (self.balls.body[i].path.time, self.balls.body[j].path.time);
             return match a.total_cmp(&b) {
                 Ordering::Greater => i,
@@ -393,11 +395,11 @@ impl Stepper {
                 Ordering::Equal => i.min(j),
             };
         }
-        match self.changed[i].cmp(&self.changed[j]) {
+        match self.pairs.changed[i].cmp(&self.pairs.changed[j]) {
             Ordering::Greater => i,
             Ordering::Less => j,
             Ordering::Equal => {
-                let key = |k: usize| (self.balls.rest[k].asleep(), !self.long[k], k);
+                let key = |k: usize| (self.balls.rest[k].asleep(), !self.pairs.long[k], k);
                 if key(i) < key(j) { i } else { j }
             }
         }
@@ -432,12 +434,12 @@ impl Stepper {
         strategy: &S,
     ) {
         self.neighbours.cross(i, g, axis, step);
-        let mut found = std::mem::take(&mut self.found);
+        let mut found = std::mem::take(&mut self.scratch.found);
         found.clear();
         self.neighbours
             .for_each(i, g, Around::Slab { axis, step }, |other| found.push(other));
         self.ask_all(i, &mut found, now, t_end, strategy, false, None);
-        self.found = found;
+        self.scratch.found = found;
         self.schedule_crossing(i, g, now, t_end);
     }
 
@@ -469,7 +471,7 @@ impl Stepper {
                     if rests {
                         self.balls.supports_mut(j as usize).touch(-contact.normal);
                     }
-                    self.links.push((i as u32, j));
+                    self.sleep.links.push((i as u32, j));
                 }
                 // Touching or overlapping: a contact now only if approaching, or pressed in
                 let (mine, them) = (
@@ -489,22 +491,22 @@ impl Stepper {
     /// Put a contact of ball `i` with `other` at `time` into the calendar.
     fn push_contact(&mut self, i: usize, other: Other, time: Real) {
         let happening = Happening::Contact(other);
-        if !self.keeps {
+        if !self.kept.keeps {
             self.calendar
                 .push(time, i as u32, happening, &self.balls.counter);
             return;
         }
         // Each ball keeps its earliest event only, the other ball's included
         let key = key_of(time, i as u32, happening);
-        if earlier(key, self.held[i]) {
-            self.held[i] = key;
+        if earlier(key, self.kept.held[i]) {
+            self.kept.held[i] = key;
             self.calendar
                 .push_held(time, i as u32, happening, &self.balls.counter, false);
         }
         if let Other::Ball(j) = other
-            && earlier(key, self.held[j as usize])
+            && earlier(key, self.kept.held[j as usize])
         {
-            self.held[j as usize] = key;
+            self.kept.held[j as usize] = key;
             self.calendar
                 .push_held(time, i as u32, happening, &self.balls.counter, true);
         }

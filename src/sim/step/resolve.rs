@@ -29,7 +29,7 @@ impl Stepper {
         // the world over would see: not for a contact that turns out not to approach. A ball on
         // a surface restarts at once (it leaves the surface, or moves on it, from here): such a
         // step is not calm, so the next starts afresh
-        let keeps = self.keeps;
+        let keeps = self.kept.keeps;
         if !keeps || self.balls.on_surface(i) {
             self.balls.advance(i, now);
         }
@@ -171,7 +171,7 @@ impl Stepper {
         }
         let depth = proximity.depth();
         if let Some(j) = other_ball {
-            self.links.push((i as u32, j as u32));
+            self.sleep.links.push((i as u32, j as u32));
         }
         // A sleeping ball holds in a resting contact and sleeps on; a harder hit wakes it, and
         // it falls from here (the asking ball sleeps only when it is a roaming one asking in
@@ -228,10 +228,10 @@ impl Stepper {
                 // Who pushed whom with gravity paid in advance, for `take_back_pushes`
                 let owing = |m: &BallMaterial| !m.kicked && m.owed != Vec3::ZERO;
                 if owing(&self.balls.material[j]) {
-                    self.pushes.push((i as u32, j as u32));
+                    self.budget.pushes.push((i as u32, j as u32));
                 }
                 if owing(&self.balls.material[i]) {
-                    self.pushes.push((j as u32, i as u32));
+                    self.budget.pushes.push((j as u32, i as u32));
                 }
                 if response.b_rests_on_a {
                     self.balls.supports_mut(j).add(-n);
@@ -273,7 +273,7 @@ impl Stepper {
     ) {
         let (entity, kind) = match other {
             Other::Ball(j) => {
-                self.links.push((i as u32, j));
+                self.sleep.links.push((i as u32, j));
                 (self.balls.entity[j as usize], PairKind::BallBall)
             }
             Other::Static(s) => {
@@ -305,7 +305,7 @@ impl Stepper {
             a: self.balls.entity[i],
             b: other,
             kind,
-            time: now - self.clock,
+            time: now - self.kept.clock,
             point: proximity.point,
             normal: proximity.normal,
             impulse,
@@ -339,10 +339,11 @@ impl Stepper {
         let mine = (me.velocity, me.acceleration);
         let them = self.other_motion(other, now);
         let pressed = closing(mine, them, normal, self.rest_speed).is_some();
-        self.declined_may_meet |= pressed || after.is_finite();
-        self.declined
+        self.pairs.declined_may_meet |= pressed || after.is_finite();
+        self.pairs
+            .declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));
-        if self.keeps {
+        if self.kept.keeps {
             self.predict(i, now, t_end, strategy, Asking::Again);
             if let Other::Ball(j) = other {
                 self.predict(j as usize, now, t_end, strategy, Asking::Again);
@@ -399,19 +400,19 @@ impl Stepper {
         t_end: Real,
         strategy: &S,
     ) {
-        if self.pushes.is_empty() {
+        if self.budget.pushes.is_empty() {
             return;
         }
-        if !self.pushes_sorted {
-            self.pushes.sort_unstable();
-            self.pushes_sorted = true;
+        if !self.budget.pushes_sorted {
+            self.budget.pushes.sort_unstable();
+            self.budget.pushes_sorted = true;
         }
         let mut chain = vec![k as u32];
         while let Some(pusher) = chain.pop() {
-            let from = self.pushes.partition_point(|&(p, _)| p < pusher);
-            let to = self.pushes.partition_point(|&(p, _)| p <= pusher);
+            let from = self.budget.pushes.partition_point(|&(p, _)| p < pusher);
+            let to = self.budget.pushes.partition_point(|&(p, _)| p <= pusher);
             for x in from..to {
-                let j = self.pushes[x].1 as usize;
+                let j = self.budget.pushes[x].1 as usize;
                 let material = &self.balls.material[j];
                 if material.kicked || material.owed == Vec3::ZERO {
                     continue;
@@ -440,7 +441,7 @@ impl Stepper {
         let path = &self.balls.body[k].path;
         let still = path.acceleration == Vec3::ZERO && path.velocity == Vec3::ZERO;
         // Already still (where paths hold, its path stays as it began)
-        if still && self.keeps {
+        if still && self.kept.keeps {
             return false;
         }
         self.balls.advance(k, now);
@@ -461,7 +462,7 @@ impl Stepper {
         stats.energy_stopped +=
             0.5 * mass * velocity.length_squared() + spin_energy(mass, body.radius, spin);
         stats.momentum_stopped = (stats.momentum_stopped() + mass * velocity).to_array();
-        self.stopped.push(k as u32);
+        self.budget.stopped.push(k as u32);
         body.path.velocity = Vec3::ZERO;
         body.path.acceleration = Vec3::ZERO;
         self.balls.bump(k);

@@ -4,7 +4,7 @@
 use hecs::{Entity, World};
 
 use super::Sleeper;
-use super::{EPOCH_STEPS, Stepper};
+use super::{EPOCH_STEPS, Start, Stepper};
 use crate::math::{Real, Vec3, positive, spin_energy, turned};
 use crate::sim::bodies::{BallBody, BallMaterial, NONE, OnSurface, Trajectory};
 use crate::sim::change;
@@ -17,6 +17,28 @@ use crate::sim::sleep::Rest;
 use crate::sim::statics;
 
 impl Stepper {
+    /// Read the world at a step's start: going on from what the last step kept where `start`
+    /// allows it and the world is as that step left it, afresh otherwise. True when it goes on.
+    pub(super) fn gather_world(
+        &mut self,
+        world: &mut World,
+        start: Start,
+    ) -> Result<bool, StepError> {
+        match start {
+            Start::GoOn(clock) => {
+                let goes_on = self.gather_kept(world, clock)?;
+                if !goes_on {
+                    self.gather(world, Some(clock))?;
+                }
+                Ok(goes_on)
+            }
+            Start::Afresh(clock) => {
+                self.gather(world, clock)?;
+                Ok(false)
+            }
+        }
+    }
+
     /// The error for the first ball beyond [`MAX_LENGTH`]: a coordinate, its radius, a velocity
     /// component, or the distance it may move in the step along an axis, gravity included.
     pub(super) fn out_of_range(&self, dt: Real) -> Option<StepError> {
@@ -64,7 +86,7 @@ impl Stepper {
         fault: impl Fn(&BallBody, Vec3, Vec3) -> Option<BallField>,
     ) -> Option<StepError> {
         let balls = &self.balls;
-        let t_end = self.clock + dt;
+        let t_end = self.kept.clock + dt;
         (0..balls.len()).find_map(|i| {
             let end = balls.end(i, t_end);
             fault(&balls.body[i], balls.start[i], end).map(|field| StepError::OutOfRange {
@@ -89,11 +111,11 @@ impl Stepper {
         let keep = clock.is_some();
         let clock = clock.unwrap_or(0.0);
         let mut held = false;
-        self.clock = clock;
-        self.changed_balls.clear();
+        self.kept.clock = clock;
+        self.kept.changed_balls.clear();
         let balls = &mut self.balls;
         balls.clear();
-        self.sleepers.clear();
+        self.sleep.sleepers.clear();
         let n = world.len() as usize;
         balls.entity.reserve_exact(n);
         balls.body.reserve_exact(n);
@@ -149,7 +171,7 @@ impl Stepper {
                 rest.wake();
             }
             if let Some(island) = rest.island.or(rest.woke_from) {
-                self.sleepers.push(Sleeper {
+                self.sleep.sleepers.push(Sleeper {
                     island,
                     ball: balls.rest.len() as u32,
                     island_size: sleep.island_size,
@@ -161,14 +183,14 @@ impl Stepper {
         }
         // No path held: a new epoch, so that the same balls step the same whatever the clock
         if !held && clock != 0.0 {
-            self.clock = 0.0;
+            self.kept.clock = 0.0;
             for body in &mut balls.body {
                 body.path.time = 0.0;
             }
         }
 
         statics::gather(world, &mut self.statics)?;
-        self.surroundings = change::surroundings(
+        self.kept.surroundings = change::surroundings(
             self.statics
                 .iter()
                 .map(|s| (&s.shape, s.restitution, s.friction)),
@@ -180,20 +202,18 @@ impl Stepper {
 
     /// Read the world again for a step that goes on from the last one's calendar, cells and
     /// order, where paths hold: the balls must be the same entities in the same order, none
-    /// asleep, the statics and the configuration as they were, and the clock where the last
-    /// step ended (`clock`, the world's, within its epoch). A ball whose path no longer holds (its position, velocity
-    /// or path not what the stepper wrote, bit for bit) starts a new path and is listed in
-    /// `changed_balls`, to predict afresh; a new mass or restitution is taken as it is.
+    /// asleep, the statics and the configuration as they were; the world's `clock` is where the
+    /// last step ended (see [`Kept::begin`](super::Kept::begin)). A ball whose path no longer
+    /// holds (its position, velocity or path not what the stepper wrote, bit for bit) starts a
+    /// new path and is listed in `changed_balls`, to predict afresh; a new mass or restitution
+    /// is taken as it is.
     /// False, with the arrays in no particular state, when the step must start afresh.
     pub(super) fn gather_kept(
         &mut self,
         world: &mut World,
-        clock: Option<Real>,
+        clock: Real,
     ) -> Result<bool, StepError> {
         let gravity = self.config.gravity;
-        let Some(clock) = clock.filter(|&t| t == self.last_end) else {
-            return Ok(false);
-        };
         statics::gather(world, &mut self.statics)?;
         let surroundings = change::surroundings(
             self.statics
@@ -201,11 +221,11 @@ impl Stepper {
                 .map(|s| (&s.shape, s.restitution, s.friction)),
             &self.config,
         );
-        if surroundings != self.surroundings {
+        if surroundings != self.kept.surroundings {
             return Ok(false);
         }
-        self.clock = clock;
-        self.sleepers.clear();
+        self.kept.clock = clock;
+        self.sleep.sleepers.clear();
         let balls = &mut self.balls;
         balls.supports.clear();
         balls.surfaces.clear();
@@ -234,7 +254,7 @@ impl Stepper {
                 path.is_some_and(|q| holds(q, clock, p, v, gravity) && q.trajectory() == body.path);
             if !same {
                 body.path = Trajectory::straight(p.0, v.0, clock);
-                self.changed_balls.push(w as u32);
+                self.kept.changed_balls.push(w as u32);
             }
             material.inverse_mass = 1.0 / m.0;
             material.restitution = restitution;
@@ -261,13 +281,15 @@ impl Stepper {
     /// lost a ball since the last step.
     pub(super) fn wake_changed_islands(&mut self) {
         let rests = &mut self.balls.rest;
-        for s in &self.sleepers {
-            if s.surroundings != self.surroundings {
+        for s in &self.sleep.sleepers {
+            if s.surroundings != self.kept.surroundings {
                 rests[s.ball as usize].wake();
             }
         }
-        self.sleepers.sort_unstable_by_key(|s| (s.island, s.ball));
-        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+        self.sleep
+            .sleepers
+            .sort_unstable_by_key(|s| (s.island, s.ball));
+        for island in self.sleep.sleepers.chunk_by(|a, b| a.island == b.island) {
             if island
                 .iter()
                 .any(|s| s.island_size as usize != island.len())
@@ -282,10 +304,11 @@ impl Stepper {
     /// Count the balls of each sleeping island into `island_size`, per ball.
     pub(super) fn count_islands(&mut self) {
         let rests = &self.balls.rest;
-        self.island_size.clear();
-        self.island_size.resize(rests.len(), 0);
-        self.sleepers.clear();
-        self.sleepers
+        self.sleep.island_size.clear();
+        self.sleep.island_size.resize(rests.len(), 0);
+        self.sleep.sleepers.clear();
+        self.sleep
+            .sleepers
             .extend(rests.iter().enumerate().filter_map(|(i, r)| {
                 r.island.map(|island| Sleeper {
                     island,
@@ -294,10 +317,10 @@ impl Stepper {
                     surroundings: 0,
                 })
             }));
-        self.sleepers.sort_unstable_by_key(|s| s.island);
-        for island in self.sleepers.chunk_by(|a, b| a.island == b.island) {
+        self.sleep.sleepers.sort_unstable_by_key(|s| s.island);
+        for island in self.sleep.sleepers.chunk_by(|a, b| a.island == b.island) {
             for s in island {
-                self.island_size[s.ball as usize] = island.len() as u32;
+                self.sleep.island_size[s.ball as usize] = island.len() as u32;
             }
         }
     }
@@ -319,13 +342,13 @@ impl Stepper {
             Option<&mut Sleep>,
             Option<&mut Path>,
         )>();
-        let mut rank = std::mem::take(&mut self.keys);
+        let mut rank = std::mem::take(&mut self.scratch.keys);
         rank.clear();
-        rank.resize(self.order.len(), 0);
-        for (k, &w) in self.order.iter().enumerate() {
+        rank.resize(self.kept.order.len(), 0);
+        for (k, &w) in self.kept.order.iter().enumerate() {
             rank[w as usize] = k as u64;
         }
-        self.sleepless.clear();
+        self.scratch.sleepless.clear();
         // Energy and momentum of what is written, in the pass that writes it
         let (mut energy, mut momentum) = (0.0, Vec3::ZERO);
         for (k, (entity, p, v, r, m, e, spin, orientation, previous, sleep, path)) in
@@ -345,7 +368,7 @@ impl Stepper {
             };
             match path {
                 Some(path) => *path = written,
-                None => self.pathless.push((entity, written)),
+                None => self.scratch.pathless.push((entity, written)),
             }
             energy += 0.5 * m.0 * v.0.length_squared();
             // Only contacts with friction change a spin: a ball that gained one gets the
@@ -353,7 +376,7 @@ impl Stepper {
             let spin_now = self.balls.material[i].spin;
             match spin {
                 Some(w) => w.0 = spin_now,
-                None if spin_now != Vec3::ZERO => self.spinless.push((entity, spin_now)),
+                None if spin_now != Vec3::ZERO => self.scratch.spinless.push((entity, spin_now)),
                 None => {}
             }
             if spin_now != Vec3::ZERO || orientation.is_some() {
@@ -378,29 +401,29 @@ impl Stepper {
             if rest.asleep() {
                 let restitution = e.map_or(1.0, |e| e.0);
                 state.written = change::ball(p.0, r.0, m.0, restitution);
-                state.surroundings = self.surroundings;
-                state.island_size = self.island_size[i];
+                state.surroundings = self.kept.surroundings;
+                state.island_size = self.sleep.island_size[i];
             }
             match sleep {
                 Some(sleep) => *sleep = state,
-                None if self.config.sleep.is_some() => self.sleepless.push((entity, state)),
+                None if self.config.sleep.is_some() => self.scratch.sleepless.push((entity, state)),
                 None => {}
             }
         }
-        self.keys = rank;
+        self.scratch.keys = rank;
         self.report.stats.kinetic_energy = energy;
         self.report.stats.momentum = momentum.to_array();
-        for (entity, state) in self.sleepless.drain(..) {
+        for (entity, state) in self.scratch.sleepless.drain(..) {
             world
                 .insert_one(entity, state)
                 .expect("the entity was just stepped");
         }
-        for (entity, path) in self.pathless.drain(..) {
+        for (entity, path) in self.scratch.pathless.drain(..) {
             world
                 .insert_one(entity, path)
                 .expect("the entity was just stepped");
         }
-        for (entity, spin) in self.spinless.drain(..) {
+        for (entity, spin) in self.scratch.spinless.drain(..) {
             world
                 .insert(entity, (AngularVelocity(spin), Orientation::default()))
                 .expect("the entity was just stepped");
