@@ -181,10 +181,24 @@ pub struct Stepper {
     sleep: SleepBook,
     /// Lists reused from step to step to avoid allocating.
     scratch: Scratch,
-    /// The rest speed of the current step.
+}
+
+/// One step as its stages see it, passed to them by reference: its times on the paths' clock,
+/// how far its predictions look, its rest speed, and the strategy that answers its queries.
+struct Step<'s, S: ?Sized> {
+    /// When the step begins, on the paths' clock (see [`Path`]).
+    t0: Real,
+    /// When it ends.
+    t1: Real,
+    /// How far predictions look: the step's end, or, where paths hold, past it (see
+    /// [`Stepper::step_with`]).
+    horizon: Real,
+    /// Its length.
+    dt: Real,
+    /// Its rest speed (see [`StepConfig::rest_speed_for`]).
     rest_speed: Real,
-    /// The end of the current step, on the paths' clock.
-    step_end: Real,
+    /// What answers its queries.
+    strategy: &'s S,
 }
 
 /// Who asks about a pair in this step, and the pairs its queries met: touching, meeting, or
@@ -312,7 +326,6 @@ impl Stepper {
         let continued = self.gather_world(world, start)?;
         let keep_paths = self.kept.keeps;
         let (t0, t1) = (self.kept.clock, self.kept.clock + dt);
-        self.step_end = t1;
         // Where paths hold, predictions look past the step's end and wait for the next steps:
         // straight ones without a bound, curved ones to the end of the epoch's last step
         let horizon = match (keep_paths, gravity == Vec3::ZERO) {
@@ -327,7 +340,14 @@ impl Stepper {
         self.budget.pushes.clear();
         self.budget.pushes_sorted = false;
 
-        self.rest_speed = self.config.rest_speed_for(dt);
+        let step = Step {
+            t0,
+            t1,
+            horizon,
+            dt,
+            rest_speed: self.config.rest_speed_for(dt),
+            strategy,
+        };
         // Exact flight: every ball awake falls on a parabola until something holds it up
         if gravity != Vec3::ZERO {
             for (body, rest) in self.balls.body.iter_mut().zip(&self.balls.rest) {
@@ -336,23 +356,23 @@ impl Stepper {
                 }
             }
         }
-        if let Some(error) = self.out_of_range(dt) {
+        if let Some(error) = self.out_of_range(step.dt) {
             return Err(error);
         }
 
         if continued {
-            self.predict_changed(t0, horizon, strategy);
+            self.predict_changed(&step);
         } else {
             // Events after the step wait in buckets of a step's width
-            let width = if keep_paths { dt } else { 0.0 };
+            let width = if keep_paths { step.dt } else { 0.0 };
             self.calendar.clear(width, 2 * self.balls.len());
-            self.build_broadphase(dt, keep_paths);
+            self.build_broadphase(step.dt, keep_paths);
             // Only in steps that start afresh: a cluster that rests in a kept step makes it not
             // calm, and the next step projects it
             if gravity != Vec3::ZERO && !keep_paths {
-                self.project_resting(t0, t1);
+                self.project_resting(&step);
             }
-            self.predict_all(t0, horizon, strategy);
+            self.predict_all(&step);
         }
 
         let cap = self
@@ -367,26 +387,30 @@ impl Stepper {
                 None => break,
                 Some(Next::Event(event)) => event,
                 Some(Next::Again { ball, time }) => {
-                    self.predict(ball as usize, time, horizon, strategy, Asking::Again);
+                    self.predict(&step, ball as usize, time, Asking::Again);
                     continue;
                 }
             };
             let (i, now) = (event.a() as usize, event.time);
             match event.happening() {
-                Happening::Crossing { grid, axis, step } => {
-                    let (g, axis, step) = (grid as usize, axis as usize, i64::from(step));
-                    self.cross(i, g, axis, step, now, horizon, strategy);
+                Happening::Crossing {
+                    grid,
+                    axis,
+                    step: towards,
+                } => {
+                    let (g, axis, towards) = (grid as usize, axis as usize, i64::from(towards));
+                    self.cross(&step, i, g, axis, towards, now);
                 }
-                Happening::Turn => self.turn(i, now, horizon, strategy),
+                Happening::Turn => self.turn(&step, i, now),
                 Happening::Contact(other) if resolved >= cap => {
-                    self.hold(i, other, now, horizon, strategy);
+                    self.hold(&step, i, other, now);
                 }
                 Happening::Contact(other) => {
-                    if self.resolve(i, other, now, horizon, strategy) {
+                    if self.resolve(&step, i, other, now) {
                         resolved += 1;
                     } else {
                         // Not a contact after all: look for the next meeting without it
-                        self.look_again(i, other, now, horizon, strategy);
+                        self.look_again(&step, i, other, now);
                     }
                 }
             }
@@ -409,11 +433,11 @@ impl Stepper {
         }
         self.report.stats.stopped = self.budget.stopped.len() as u64;
         // Nothing non-finite reaches the world: such a step is refused whole
-        if let Some(error) = self.non_finite(dt) {
+        if let Some(error) = self.non_finite(step.dt) {
             self.report = StepReport::default();
             return Err(error);
         }
-        self.settle(dt, t1);
+        self.settle(step.dt, t1);
         self.report.stats.measure_contacts(
             &self.balls,
             t1,
@@ -423,23 +447,23 @@ impl Stepper {
         );
         // Sleep changes paths at the step's end, and wakes whole islands: predictions go on
         // only among balls awake
-        let calm = gravity == Vec3::ZERO || self.calm();
+        let calm = gravity == Vec3::ZERO || self.calm(t1);
         let goes_on = keep_paths
             && calm
             && self.report.stats.sleeping == 0
             && self.balls.rest.iter().all(|r| r.woke_from.is_none());
-        self.kept.end(goes_on, t1, dt);
+        self.kept.end(goes_on, t1, step.dt);
         // A step under gravity that was not calm leaves no clock: the next starts afresh
         let until = if calm { t1 } else { Real::INFINITY };
-        self.scatter(world, t1, dt, until);
+        self.scatter(world, t1, step.dt, until);
         Ok(&self.report)
     }
 
     /// True when every ball ends the step awake and in free flight under gravity: none rested,
     /// moved on a surface, was stopped by the budget, slept or woke in the step, none changed
     /// course as a kept step ended, and no pair declined in it may meet again. After such a
-    /// step the paths hold into the next (see [`Path`]).
-    fn calm(&self) -> bool {
+    /// step the paths hold into the next (see [`Path`]). `t1` is the step's end.
+    fn calm(&self, t1: Real) -> bool {
         let gravity = self.config.gravity;
         let balls = &self.balls;
         self.budget.stopped.is_empty()
@@ -449,7 +473,7 @@ impl Stepper {
                 let path = &balls.body[i].path;
                 // A kept path that changed course as the step ended was predicted in this
                 // step, as of the next one's start: a new stepper would meet its touches there
-                let at_the_end = self.kept.keeps && path.time == self.step_end;
+                let at_the_end = self.kept.keeps && path.time == t1;
                 path.acceleration == gravity
                     && !at_the_end
                     && !material.kicked

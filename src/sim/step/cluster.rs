@@ -3,7 +3,7 @@
 //! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
 //! forces hold moves.
 
-use super::Stepper;
+use super::{Step, Stepper};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3};
 use crate::sim::bodies::permute;
@@ -11,6 +11,7 @@ use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, RoughBalls, Settled, project_cluster, project_rough_cluster};
 use crate::sim::components::combine_friction;
 use crate::sim::sleep::{find, union};
+use crate::toi::ToiStrategy;
 
 /// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
 /// or a static shape. A wider gap may close in the step (see [`Contact::closing`]): a ball
@@ -105,10 +106,10 @@ enum Solve {
 }
 
 impl Stepper {
-    /// Project the resting clusters of the step's start (at `t0`, ending at `t1`), under
-    /// gravity: every ball awake without friction, rolling resistance or spin that is near
-    /// another such ball, a sleeper or a static shape, and does not close on it faster than the
-    /// rest speed even after a step of gravity. Islands of at most [`MAX_ISLAND`] balls.
+    /// Project the resting clusters of the step's start, under gravity: every ball awake without
+    /// friction, rolling resistance or spin that is near another such ball, a sleeper or a static
+    /// shape, and does not close on it faster than the rest speed even after a step of gravity.
+    /// Islands of at most [`MAX_ISLAND`] balls.
     ///
     /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
     /// the step's gravity added, again. A ball that a contact then pushes takes that velocity at
@@ -117,13 +118,14 @@ impl Stepper {
     /// velocity. Sleepers and statics do not yield. Each contact that pushes is reported as a
     /// collision at the step's start, and holds its ball up as a resting contact of the event
     /// loop would (supports, sleep).
-    pub(super) fn project_resting(&mut self, t0: Real, t1: Real) {
+    pub(super) fn project_resting<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
         let mut c = std::mem::take(&mut self.scratch.clusters);
-        self.find_resting_contacts(&mut c, t1 - t0);
+        let dt = step.t1 - step.t0;
+        self.find_resting_contacts(&mut c, dt, step.rest_speed);
         if !c.contacts.is_empty() {
             self.order_islands(&mut c);
-            self.project_islands(&mut c, t1 - t0);
-            self.apply_projection(&mut c, t1 - t0);
+            self.project_islands(&mut c, dt, step.rest_speed);
+            self.apply_projection(&mut c, dt);
         }
         self.scratch.clusters = c;
     }
@@ -134,8 +136,9 @@ impl Stepper {
         !self.balls.rest[i].asleep() && m.inverse_mass > 0.0 && m.rolling_resistance == 0.0
     }
 
-    /// List the contacts of the balls that take part, each pair once, through the grids.
-    fn find_resting_contacts(&mut self, c: &mut Clusters, dt: Real) {
+    /// List the contacts of the balls that take part, each pair once, through the grids: those
+    /// that close slower than `rest_speed` after a step of `dt` of gravity.
+    fn find_resting_contacts(&mut self, c: &mut Clusters, dt: Real, rest_speed: Real) {
         let n = self.balls.len();
         c.place.clear();
         c.place.resize(n, NONE);
@@ -192,7 +195,7 @@ impl Stepper {
                 // and slower than the rest speed after a step of gravity (a faster one bounces)
                 if gap > NEAR * reach
                     || gap < -ROUNDING * reach
-                    || -(ending - other_ending).dot(normal) > self.rest_speed
+                    || -(ending - other_ending).dot(normal) > rest_speed
                 {
                     continue;
                 }
@@ -291,8 +294,9 @@ impl Stepper {
     }
 
     /// Project each island's velocities: without gravity (what each ball has earned), then
-    /// with a step of it. Rough islands project spins too, with Coulomb's friction.
-    fn project_islands(&mut self, c: &mut Clusters, dt: Real) {
+    /// with a step of `dt` of it, each to within a fraction of `rest_speed`. Rough islands
+    /// project spins too, with Coulomb's friction.
+    fn project_islands(&mut self, c: &mut Clusters, dt: Real, rest_speed: Real) {
         let balls = &self.balls;
         c.earned.clear();
         c.earned.extend(
@@ -312,8 +316,8 @@ impl Stepper {
         c.radius.clear();
         c.radius
             .extend(c.balls.iter().map(|&i| balls.body[i as usize].radius));
-        let settle = (SWEEPS, MET * self.rest_speed);
-        let rough = MET * self.rest_speed;
+        let settle = (SWEEPS, MET * rest_speed);
+        let rough = MET * rest_speed;
         let fall = self.config.gravity * dt;
         for with_gravity in [false, true] {
             if with_gravity {

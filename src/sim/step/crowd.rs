@@ -16,8 +16,8 @@
 //! contacts of the event loop (kicks, owed gravity, supports) meet crowds, and a contact with
 //! friction rubs pair by pair; both wait for the contact solve planned in ARCHITECTURE.md.
 
-use super::Stepper;
 use super::predict::Asking;
+use super::{Step, Stepper};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
@@ -59,10 +59,9 @@ impl Stepper {
     /// with friction or restitution, or no ball but the pair.
     pub(super) fn resolve_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         (i, j): (usize, usize),
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) -> bool {
         if self.config.gravity != Vec3::ZERO {
             return false;
@@ -70,7 +69,7 @@ impl Stepper {
         let mut c = std::mem::take(&mut self.scratch.crowd);
         let found = self.find_crowd(&mut c, (i, j), now) && self.project_crowd(&mut c);
         if found {
-            self.apply_crowd(&mut c, now, t_end, strategy);
+            self.apply_crowd(step, &mut c, now);
         }
         self.scratch.crowd = c;
         found
@@ -194,10 +193,9 @@ impl Stepper {
     /// pushes, and predict the balls again.
     fn apply_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         c: &mut Crowd,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         for (contact, (&other, &impulse)) in c.contacts.iter().zip(c.others.iter().zip(&c.impulse))
         {
@@ -220,13 +218,7 @@ impl Stepper {
             c.changed.push(ball);
         }
         for &ball in &c.changed {
-            self.predict(
-                ball as usize,
-                now,
-                t_end,
-                strategy,
-                Asking::Changed { except: None },
-            );
+            self.predict(step, ball as usize, now, Asking::Changed { except: None });
         }
     }
 }

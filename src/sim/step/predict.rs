@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::Stepper;
+use super::{Step, Stepper};
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::{Happening, NEVER, Other, earlier, key_of};
 use crate::sim::measure::Touching;
@@ -40,14 +40,13 @@ pub(super) enum Asking {
 }
 
 impl Stepper {
-    /// Predict ball `i`'s contacts from `now` to `t_end` with everything near it, and its cell
-    /// crossings (see [`Asking`]).
+    /// Predict ball `i`'s contacts from `now` to the step's horizon with everything near it, and
+    /// its cell crossings (see [`Asking`]).
     pub(super) fn predict<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         now: Real,
-        t_end: Real,
-        strategy: &S,
         asking: Asking,
     ) {
         let (first, except) = match asking {
@@ -64,11 +63,11 @@ impl Stepper {
         }
         let mut found = std::mem::take(&mut self.scratch.found);
         self.candidates(i, &mut found);
-        self.ask_all(i, &mut found, now, t_end, strategy, first, except);
+        self.ask_all(step, i, &mut found, now, first, except);
         self.scratch.found = found;
         if asking != Asking::Again {
             for g in self.neighbours.grids_of(i) {
-                self.schedule_crossing(i, g, now, t_end);
+                self.schedule_crossing(i, g, now, step.horizon);
             }
         }
     }
@@ -95,23 +94,21 @@ impl Stepper {
         }
     }
 
-    /// Ask about each of `found` for ball `i` from `now` to `t_end`, in order (balls, then
-    /// statics, by index), but for what its path box cannot reach, for `except` (which asks in
-    /// turn), and in the first predictions (`first`) for the pairs the other ball asks. The
-    /// order is fixed because resting contacts keep the first touches they meet.
-    #[allow(clippy::too_many_arguments)]
+    /// Ask about each of `found` for ball `i` from `now` to the step's horizon, in order (balls,
+    /// then statics, by index), but for what its path box cannot reach, for `except` (which asks in
+    /// turn), and in the first predictions (`first`) for the pairs the other ball asks. The order
+    /// is fixed because resting contacts keep the first touches they meet.
     pub(super) fn ask_all<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         found: &mut [Other],
         now: Real,
-        t_end: Real,
-        strategy: &S,
         first: bool,
         except: Option<Other>,
     ) {
         found.sort_unstable();
-        let my_box = self.balls.path_box(i, now, t_end);
+        let my_box = self.balls.path_box(i, now, step.horizon);
         for &other in found.iter() {
             let skip = except == Some(other)
                 || self.declines(i, other)
@@ -123,28 +120,27 @@ impl Stepper {
                     Other::Ball(j) => {
                         let j = j as usize;
                         (first && self.asker(i, j) != i)
-                            || !my_box.overlaps(&self.balls.path_box(j, now, t_end))
+                            || !my_box.overlaps(&self.balls.path_box(j, now, step.horizon))
                     }
                 };
             if !skip {
-                self.ask(i, other, now, t_end, strategy);
+                self.ask(step, i, other, now);
             }
         }
     }
 
-    /// Ask `strategy` when ball `i` meets `other` before `t_end`, and schedule what it finds at
-    /// `now` or later. The one place a query is made.
+    /// Ask the step's strategy when ball `i` meets `other` before its horizon, and schedule what it
+    /// finds at `now` or later. The one place a query is made.
     ///
     /// The query starts where the later of the two balls last changed course (its clock), not
     /// at `now`: a prediction depends on the two paths only, never on when it was asked, so
     /// asking again (a crossing, a fresh stepper) gives the same bits.
     pub(super) fn ask<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         other: Other,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         // The asker of the pair, and where the later of the two paths began
         let (a, other, from) = match other {
@@ -165,23 +161,23 @@ impl Stepper {
         };
         // Declined on paths that curve back together: not before they can meet again
         let from = match self.declined_until(a, other) {
-            Some(after) if after >= t_end => return,
+            Some(after) if after >= step.horizon => return,
             Some(after) => from.max(after),
             None => from,
         };
-        let (me, toi) = self.query(a, other, from, t_end, strategy);
+        let (me, toi) = self.query(step, a, other, from);
         // A certain miss, or a certain hit after the step, cannot end it overlapping (`measure`)
         let can_overlap = match toi {
             Toi::Miss => false,
-            Toi::Hit(contact) => from + contact.time <= self.step_end,
+            Toi::Hit(contact) => from + contact.time <= step.t1,
             Toi::Overlapping(_) => true,
         };
-        if can_overlap || !strategy.misses_are_certain() {
+        if can_overlap || !step.strategy.misses_are_certain() {
             self.pairs
                 .contacts
                 .push(Touching::new(a as u32, other, &self.balls.counter));
         }
-        self.schedule(a, other, from, now, t_end, &me, toi);
+        self.schedule(step, a, other, from, now, (&me, &toi));
         // A pair that touches and parts on curved paths may meet again: asked again from when
         // it is farthest apart along the normal. Found touching there and still parting, it
         // parts by the curvature of its surfaces sliding over each other, which shrinks by
@@ -191,19 +187,19 @@ impl Stepper {
             let Toi::Overlapping(contact) = toi else {
                 break;
             };
-            let Some(later) = self.parts_until(&me, other, at, contact.normal) else {
+            let Some(later) = self.parts_until(step, &me, other, at, contact.normal) else {
                 break;
             };
-            if later >= t_end {
+            if later >= step.horizon {
                 break;
             }
-            (me, toi) = self.query(a, other, later, t_end, strategy);
+            (me, toi) = self.query(step, a, other, later);
             match toi {
-                Toi::Hit(_) => self.schedule(a, other, later, now, t_end, &me, toi),
+                Toi::Hit(_) => self.schedule(step, a, other, later, now, (&me, &toi)),
                 Toi::Overlapping(contact) => {
                     let them = self.other_motion(other, later);
                     let mine = (me.velocity, me.acceleration);
-                    if closing(mine, them, contact.normal, self.rest_speed).is_some() {
+                    if closing(mine, them, contact.normal, step.rest_speed).is_some() {
                         self.push_contact(a, other, later.max(now));
                         break;
                     }
@@ -214,18 +210,17 @@ impl Stepper {
         }
     }
 
-    /// Ask `strategy` when ball `a` meets `other` between `from` and `t_end`: the ball as it
-    /// moves from `from`, and the answer.
+    /// Ask the step's strategy when ball `a` meets `other` between `from` and its horizon: the ball
+    /// as it moves from `from`, and the answer.
     fn query<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         a: usize,
         other: Other,
         from: Real,
-        t_end: Real,
-        strategy: &S,
     ) -> (MovingBall, Toi) {
         let me = self.balls.moving(a, from);
-        strategy.before_query(&QueryPair {
+        step.strategy.before_query(&QueryPair {
             ball: self.balls.entity[a],
             other: match other {
                 Other::Static(k) => self.statics[k as usize].entity,
@@ -234,12 +229,14 @@ impl Stepper {
             start: from - self.kept.clock,
         });
         let toi = match other {
-            Other::Static(k) => self.statics[k as usize]
-                .shape
-                .toi(strategy, &me, t_end - from),
+            Other::Static(k) => {
+                self.statics[k as usize]
+                    .shape
+                    .toi(step.strategy, &me, step.horizon - from)
+            }
             Other::Ball(b) => {
                 let them = self.balls.moving(b as usize, from);
-                strategy.ball_ball(&me, &them, t_end - from)
+                step.strategy.ball_ball(&me, &them, step.horizon - from)
             }
         };
         self.report.stats.toi_queries += 1;
@@ -270,8 +267,9 @@ impl Stepper {
     /// point, a pair with `v_t²/D` near `b` was found touching and parting again and again,
     /// its parting shrinking by `v_t²/(b D)` each time. Where the pair turns little about
     /// each other until then, the farthest point on that curve is taken instead.
-    pub(super) fn parts_until(
+    pub(super) fn parts_until<S: ToiStrategy + ?Sized>(
         &self,
+        step: &Step<'_, S>,
         me: &MovingBall,
         other: Other,
         from: Real,
@@ -279,7 +277,7 @@ impl Stepper {
     ) -> Option<Real> {
         let them = self.other_motion(other, from);
         let mine = (me.velocity, me.acceleration);
-        if closing(mine, them, n, self.rest_speed).is_some() {
+        if closing(mine, them, n, step.rest_speed).is_some() {
             return None;
         }
         let relative = me.velocity - them.0;
@@ -303,15 +301,10 @@ impl Stepper {
 
     /// The first predictions of the step: every ball awake asks about what is near it, each
     /// pair once.
-    pub(super) fn predict_all<S: ToiStrategy + ?Sized>(
-        &mut self,
-        t_start: Real,
-        t_end: Real,
-        strategy: &S,
-    ) {
+    pub(super) fn predict_all<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
         for i in 0..self.balls.len() {
             if !self.balls.rest[i].asleep() {
-                self.predict(i, t_start, t_end, strategy, Asking::First);
+                self.predict(step, i, step.t0, Asking::First);
             }
         }
     }
@@ -319,12 +312,7 @@ impl Stepper {
     /// Start the step from the last one's calendar: the balls whose paths changed since it
     /// (edited, or stopped by the budget) are listed where they are, their old events go stale,
     /// and they ask about everything near them, so their neighbours meet them too.
-    pub(super) fn predict_changed<S: ToiStrategy + ?Sized>(
-        &mut self,
-        t_start: Real,
-        t_end: Real,
-        strategy: &S,
-    ) {
+    pub(super) fn predict_changed<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
         let changed = std::mem::take(&mut self.kept.changed_balls);
         for &i in &changed {
             let i = i as usize;
@@ -340,13 +328,7 @@ impl Stepper {
             self.calendar.compact(counters, &self.kept.held);
         }
         for &i in &changed {
-            self.predict(
-                i as usize,
-                t_start,
-                t_end,
-                strategy,
-                Asking::Changed { except: None },
-            );
+            self.predict(step, i as usize, step.t0, Asking::Changed { except: None });
         }
         self.kept.changed_balls = changed;
         self.kept.changed_balls.clear();
@@ -422,48 +404,51 @@ impl Stepper {
 
     /// Move ball `i` into the next cell of grid `g` at `now`, ask about the balls and statics
     /// that have come within reach, and schedule its next crossing.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn cross<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         g: usize,
         axis: usize,
-        step: i64,
+        towards: i64,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
-        self.neighbours.cross(i, g, axis, step);
+        self.neighbours.cross(i, g, axis, towards);
         let mut found = std::mem::take(&mut self.scratch.found);
         found.clear();
-        self.neighbours
-            .for_each(i, g, Around::Slab { axis, step }, |other| found.push(other));
-        self.ask_all(i, &mut found, now, t_end, strategy, false, None);
+        self.neighbours.for_each(
+            i,
+            g,
+            Around::Slab {
+                axis,
+                step: towards,
+            },
+            |other| found.push(other),
+        );
+        self.ask_all(step, i, &mut found, now, false, None);
         self.scratch.found = found;
-        self.schedule_crossing(i, g, now, t_end);
+        self.schedule_crossing(i, g, now, step.horizon);
     }
 
     /// Push the event a query from `from` found, if it is one, at `now` or later. A touch at
     /// `from` before `now` was met when the pair was asked at `from`, and is not met again.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn schedule(
+    pub(super) fn schedule<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         other: Other,
         from: Real,
         now: Real,
-        t_end: Real,
-        me: &MovingBall,
-        toi: Toi,
+        (me, toi): (&MovingBall, &Toi),
     ) {
-        let time = match toi {
-            Toi::Hit(contact) => (from + contact.time).clamp(now, t_end),
+        let time = match *toi {
+            Toi::Hit(contact) => (from + contact.time).clamp(now, step.horizon),
             Toi::Overlapping(_) if from < now => return,
             // Asked from a later start (a pair declined until then): met when that comes
             Toi::Overlapping(_) if from > now => from,
             Toi::Overlapping(contact) => {
                 // Touches are read only by resting contacts, which need a rest speed above zero
-                let rests = self.rest_speed > 0.0;
+                let rests = step.rest_speed > 0.0;
                 if rests {
                     self.balls.supports_mut(i).touch(contact.normal);
                 }
@@ -478,7 +463,7 @@ impl Stepper {
                     (me.velocity, me.acceleration),
                     self.other_motion(other, now),
                 );
-                if closing(mine, them, contact.normal, self.rest_speed).is_none() {
+                if closing(mine, them, contact.normal, step.rest_speed).is_none() {
                     return;
                 }
                 now

@@ -4,7 +4,7 @@
 use hecs::Entity;
 
 use super::predict::Asking;
-use super::{ELASTIC_AFTER, Stepper};
+use super::{ELASTIC_AFTER, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::bodies::BallMaterial;
@@ -19,11 +19,10 @@ impl Stepper {
     /// Resolve one event; false when the pair turned out not to be approaching.
     pub(super) fn resolve<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         other: Other,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) -> bool {
         // Where paths hold, a path restarts only at a change of course, which a stepper taking
         // the world over would see: not for a contact that turns out not to approach. A ball on
@@ -36,7 +35,7 @@ impl Stepper {
         let ball = self.balls.ball_at(i, now);
         let mut me = self
             .balls
-            .response_body(i, now, self.step_end, self.config.gravity);
+            .response_body(i, now, step.t1, self.config.gravity);
 
         let (other_ball, on_static) = match other {
             Other::Ball(j) => (Some(j as usize), None),
@@ -51,7 +50,7 @@ impl Stepper {
                 (
                     self.balls.ball_at(j, now).proximity(&ball),
                     self.balls
-                        .response_body(j, now, self.step_end, self.config.gravity),
+                        .response_body(j, now, step.t1, self.config.gravity),
                     PairKind::BallBall,
                     self.balls.entity[j],
                     (
@@ -87,7 +86,7 @@ impl Stepper {
             (other.velocity, self.balls.body[j].path.acceleration)
         });
         let mine = (me.velocity, self.balls.body[i].path.acceleration);
-        let Some(approach) = closing(mine, theirs, n, self.rest_speed) else {
+        let Some(approach) = closing(mine, theirs, n, step.rest_speed) else {
             return false;
         };
         // A resting contact: its bounces end within the step, or, where no acceleration of
@@ -96,20 +95,20 @@ impl Stepper {
         let pressing = -(mine.1 - theirs.1).dot(n);
         let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
-            _ => self.rest_speed,
+            _ => step.rest_speed,
         };
         let series = bounces_end_within(
             approach,
             combine_restitution(self.balls.material[i].restitution, restitution),
             pressing,
-            self.step_end - now,
+            step.t1 - now,
         );
         let rests = approach == 0.0 || approach < rest_speed || series;
         // An inelastic impact in a crowd: one impact of all that touch
         if let Some(j) = other_ball
             && e == 0.0
             && !rests
-            && self.resolve_crowd((i, j), now, t_end, strategy)
+            && self.resolve_crowd(step, (i, j), now)
         {
             return true;
         }
@@ -121,7 +120,7 @@ impl Stepper {
         }
         if rests
             && let Some(k) = on_static
-            && self.lie_on(i, k, &proximity, now, t_end, strategy)
+            && self.lie_on(step, i, k, &proximity, now)
         {
             return true;
         }
@@ -135,7 +134,7 @@ impl Stepper {
         let presses = |k: usize, into: Vec3| rests && acceleration(k).dot(into) > 0.0;
         let kick_i = presses(i, -n);
         let kick_j = other_ball.filter(|&j| presses(j, n));
-        let rest_of_step = self.step_end - now;
+        let rest_of_step = step.t1 - now;
         let kick = |k: usize, body: &mut Body| {
             let fall = acceleration(k) * rest_of_step;
             body.owed += fall;
@@ -150,18 +149,18 @@ impl Stepper {
         }
         let mu = combine_friction(self.balls.material[i].friction, friction);
         let Some(response) = resolve(me, other, n, (e, mu), rest_speed, rests) else {
-            self.fall(left, now, t_end, strategy);
+            self.fall(step, left, now);
             if restarted {
                 self.balls.bump(i);
-                self.predict(i, now, t_end, strategy, Asking::Changed { except: None });
+                self.predict(step, i, now, Asking::Changed { except: None });
             }
             return false;
         };
         if kick_i {
-            self.balls.kick(i, now, self.step_end);
+            self.balls.kick(i, now, step.t1);
         }
         if let Some(j) = kick_j {
-            self.balls.kick(j, now, self.step_end);
+            self.balls.kick(j, now, step.t1);
         }
         if keeps {
             self.balls.advance(i, now);
@@ -200,7 +199,7 @@ impl Stepper {
         // Spin that a projection of its resting cluster paid in advance is not earned at a new
         // contact: taken back (its velocity's part, the gravity, the contact owes again)
         self.balls.material[i].spin = response.spin_a;
-        self.balls.take_back_spin(i, now, self.step_end);
+        self.balls.take_back_spin(i, now, step.t1);
         self.balls.material[i].owed = owed(response.owed_a);
         self.balls.bump(i);
         if response.a_rests_on_b {
@@ -222,7 +221,7 @@ impl Stepper {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
-                self.balls.take_back_spin(j, now, self.step_end);
+                self.balls.take_back_spin(j, now, step.t1);
                 self.balls.material[j].owed = owed(response.owed_b);
                 self.balls.bump(j);
                 // Who pushed whom with gravity paid in advance, for `take_back_pushes`
@@ -254,9 +253,9 @@ impl Stepper {
 
         self.record(i, (entity, kind), now, &proximity, response.impulse);
 
-        self.predict(i, now, t_end, strategy, Asking::Changed { except: moved });
+        self.predict(step, i, now, Asking::Changed { except: moved });
         if let Some(j) = moved {
-            self.predict(j, now, t_end, strategy, Asking::Changed { except: None });
+            self.predict(step, j, now, Asking::Changed { except: None });
         }
         true
     }
@@ -319,11 +318,10 @@ impl Stepper {
     /// so they look again.
     pub(super) fn look_again<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         other: Other,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         let me = self.balls.moving(i, now);
         let ball = self.balls.ball_at(i, now);
@@ -332,25 +330,25 @@ impl Stepper {
             Other::Static(k) => self.statics[k as usize].shape.proximity(&ball).normal,
         };
         let after = self
-            .parts_until(&me, other, now, normal)
+            .parts_until(step, &me, other, now, normal)
             .unwrap_or(Real::INFINITY);
         // Pressed together with no time left to push them apart: the next step meets them
         // afresh
         let mine = (me.velocity, me.acceleration);
         let them = self.other_motion(other, now);
-        let pressed = closing(mine, them, normal, self.rest_speed).is_some();
+        let pressed = closing(mine, them, normal, step.rest_speed).is_some();
         self.pairs.declined_may_meet |= pressed || after.is_finite();
         self.pairs
             .declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));
         if self.kept.keeps {
-            self.predict(i, now, t_end, strategy, Asking::Again);
+            self.predict(step, i, now, Asking::Again);
             if let Other::Ball(j) = other {
-                self.predict(j as usize, now, t_end, strategy, Asking::Again);
+                self.predict(step, j as usize, now, Asking::Again);
             }
-        } else if after < t_end {
+        } else if after < step.horizon {
             // Every other event of the two is still in the calendar: only this pair is asked
-            self.ask(i, other, now, t_end, strategy);
+            self.ask(step, i, other, now);
         }
     }
 
@@ -359,11 +357,10 @@ impl Stepper {
     /// so balls heading for them stop against them in turn.
     pub(super) fn hold<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         other: Other,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         self.report.stats.events_cap_hits += 1;
         let other = match other {
@@ -372,19 +369,19 @@ impl Stepper {
         };
         let mut stopping = [None; 2];
         for (slot, k) in stopping.iter_mut().zip(std::iter::once(i).chain(other)) {
-            if self.stop(k, now) {
+            if self.stop(k, now, step.t1) {
                 *slot = Some(k);
             }
         }
         let [first, second] = stopping;
         if let Some(k) = first {
-            self.predict(k, now, t_end, strategy, Asking::Changed { except: second });
+            self.predict(step, k, now, Asking::Changed { except: second });
         }
         if let Some(k) = second {
-            self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
+            self.predict(step, k, now, Asking::Changed { except: None });
         }
         for k in stopping.into_iter().flatten() {
-            self.take_back_pushes(k, now, t_end, strategy);
+            self.take_back_pushes(step, k, now);
         }
     }
 
@@ -395,10 +392,9 @@ impl Stepper {
     /// only goes down.
     fn take_back_pushes<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         k: usize,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         if self.budget.pushes.is_empty() {
             return;
@@ -419,25 +415,26 @@ impl Stepper {
                 }
                 self.balls.advance(j, now);
                 let owed = std::mem::take(&mut self.balls.material[j].owed);
-                self.balls.body[j].path.velocity -= owed * (self.step_end - now);
+                self.balls.body[j].path.velocity -= owed * (step.t1 - now);
                 self.balls.bump(j);
-                self.predict(j, now, t_end, strategy, Asking::Changed { except: None });
+                self.predict(step, j, now, Asking::Changed { except: None });
                 chain.push(j as u32);
             }
         }
     }
 
-    /// Stop ball `k` at `now`: it ends the step at rest where it is, its velocity and spin
-    /// zero; the kinetic energy and momentum it had earned then (without the gravity paid in
-    /// advance) are added to [`StepStats::energy_stopped`](crate::StepStats::energy_stopped) and
-    /// [`StepStats::momentum_stopped`](crate::StepStats::momentum_stopped). False when it
-    /// stands already.
+    /// Stop ball `k` at `now`, in a step that ends at `t1`: it ends the step at rest where it is,
+    /// its velocity and spin zero; the kinetic energy and momentum it had earned then (without the
+    /// gravity paid in advance) are added to
+    /// [`StepStats::energy_stopped`](crate::StepStats::energy_stopped) and
+    /// [`StepStats::momentum_stopped`](crate::StepStats::momentum_stopped). False when it stands
+    /// already.
     ///
     /// It keeps no velocity for the next step: the world reports the velocity a ball has, and
     /// it stands. (A kept one started each next step with the contact unresolved: a light ball
     /// jammed under a heavy one reported -1098 while it stood, and ran out the budget again in
     /// every step.)
-    fn stop(&mut self, k: usize, now: Real) -> bool {
+    fn stop(&mut self, k: usize, now: Real, t1: Real) -> bool {
         let path = &self.balls.body[k].path;
         let still = path.acceleration == Vec3::ZERO && path.velocity == Vec3::ZERO;
         // Already still (where paths hold, its path stays as it began)
@@ -454,10 +451,10 @@ impl Stepper {
         let owed = std::mem::take(&mut material.owed);
         material.kicked = false;
         let owed_spin = std::mem::take(&mut material.owed_spin);
-        let spin = std::mem::take(&mut material.spin) - owed_spin * (self.step_end - now);
+        let spin = std::mem::take(&mut material.spin) - owed_spin * (t1 - now);
         let mass = material.inverse_mass.recip();
         let body = &mut self.balls.body[k];
-        let velocity = body.path.velocity - owed * (self.step_end - now);
+        let velocity = body.path.velocity - owed * (t1 - now);
         let stats = &mut self.report.stats;
         stats.energy_stopped +=
             0.5 * mass * velocity.length_squared() + spin_energy(mass, body.radius, spin);

@@ -13,8 +13,8 @@
 //! edge; it falls from there, finds the shape again at the same instant and is held step by
 //! step for the rest of the step. Each step starts afresh: nothing is kept.
 
-use super::Stepper;
 use super::predict::Asking;
+use super::{Step, Stepper};
 use crate::geometry::{ConvexPolygon, Proximity, StaticShape};
 use crate::math::{Real, Vec3};
 use crate::sim::bodies::{Ending, Lying, OnSurface, Trajectory};
@@ -36,12 +36,11 @@ impl Stepper {
     /// to hold it step by step instead, with nothing changed.
     pub(super) fn lie_on<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         k: usize,
         proximity: &Proximity,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) -> bool {
         let gravity = self.config.gravity;
         let s = &self.statics[k];
@@ -106,10 +105,10 @@ impl Stepper {
         material.supported = true;
         self.balls.supports_mut(i).add(n);
         // What the plane gives: the landing, and gravity's push into it to the step's end
-        let pressed = -gravity.dot(n) * (self.step_end - now) / inverse_mass;
+        let pressed = -gravity.dot(n) * (step.t1 - now) / inverse_mass;
         let other = (s.entity, s.shape.kind());
         self.record(i, other, now, proximity, landing + pressed);
-        self.take_on(i, &motion, now, t_end, strategy);
+        self.take_on(step, i, &motion, now);
         true
     }
 
@@ -118,10 +117,9 @@ impl Stepper {
     /// none (held step by step for the rest of the step).
     pub(super) fn turn<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         let OnSurface::Moving(place) = self.balls.material[i].surface else {
             return;
@@ -147,10 +145,10 @@ impl Stepper {
             None => return,
         };
         match next {
-            Some(motion) => self.take_on(i, &motion, now, t_end, strategy),
+            Some(motion) => self.take_on(step, i, &motion, now),
             None => {
                 self.balls.leave_surface(i, self.config.gravity);
-                self.fall([Some(i), None], now, t_end, strategy);
+                self.fall(step, [Some(i), None], now);
             }
         }
     }
@@ -160,11 +158,10 @@ impl Stepper {
     /// and its predictions.
     fn take_on<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         i: usize,
         motion: &SurfaceMotion,
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         let OnSurface::Moving(place) = self.balls.material[i].surface else {
             unreachable!("a ball takes on a motion on a surface it lies on");
@@ -186,34 +183,33 @@ impl Stepper {
                 .filter(|&(t, _)| change.is_none_or(|(c, _)| t < c)),
             _ => None,
         };
-        let next = off.or(change).filter(|&(t, _)| t <= t_end);
+        let next = off.or(change).filter(|&(t, _)| t <= step.horizon);
         lying.ends = next.map(|(_, ends)| ends);
         if let Some((time, _)) = next {
             self.calendar
                 .push(time, i as u32, Happening::Turn, &self.balls.counter);
         }
-        self.predict(i, now, t_end, strategy, Asking::Changed { except: None });
+        self.predict(step, i, now, Asking::Changed { except: None });
     }
 
     /// Let the balls of `left` that left a surface at `now` in a contact that then did nothing
     /// fall from there: their paths changed, so they predict again.
     pub(super) fn fall<S: ToiStrategy + ?Sized>(
         &mut self,
+        step: &Step<'_, S>,
         left: [Option<usize>; 2],
         now: Real,
-        t_end: Real,
-        strategy: &S,
     ) {
         for k in left.into_iter().flatten() {
             self.balls.bump(k);
         }
         match left {
             [Some(a), Some(b)] => {
-                self.predict(a, now, t_end, strategy, Asking::Changed { except: Some(b) });
-                self.predict(b, now, t_end, strategy, Asking::Changed { except: None });
+                self.predict(step, a, now, Asking::Changed { except: Some(b) });
+                self.predict(step, b, now, Asking::Changed { except: None });
             }
             [Some(k), None] | [None, Some(k)] => {
-                self.predict(k, now, t_end, strategy, Asking::Changed { except: None });
+                self.predict(step, k, now, Asking::Changed { except: None });
             }
             [None, None] => {}
         }

@@ -124,8 +124,9 @@ impl Stepper {
         balls.hits.reserve_exact(n);
         balls.rest.reserve_exact(n);
         balls.start.reserve_exact(n);
-        for (entity, p, v, r, m, e, f, c, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
+        for ball in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(ball)?;
+            let (entity, p, v, r, m, _, _, _, _, sleep, path) = ball;
             let restitution = checked.restitution;
             // Its path goes on while the world still puts the ball where the path does
             let path = match path.filter(|q| keep && holds(q, clock, p, v, gravity)) {
@@ -230,8 +231,9 @@ impl Stepper {
         balls.supports.clear();
         balls.surfaces.clear();
         let mut w = 0;
-        for (entity, p, v, r, m, e, f, c, spin, sleep, path) in world.query_mut::<Gathered<'_>>() {
-            let checked = check_ball(entity, p, v, r, m, e, (f, c), spin)?;
+        for ball in world.query_mut::<Gathered<'_>>() {
+            let checked = check_ball(ball)?;
+            let (entity, p, v, r, m, _, _, _, _, sleep, path) = ball;
             let restitution = checked.restitution;
             if balls.entity.get(w) != Some(&entity) {
                 return Ok(false);
@@ -454,18 +456,10 @@ struct Checked {
     spin: Vec3,
 }
 
-/// Check a ball's values; return its material.
-#[allow(clippy::too_many_arguments)]
-fn check_ball(
-    entity: Entity,
-    p: &Position,
-    v: &Velocity,
-    r: &Radius,
-    m: &Mass,
-    e: Option<&Restitution>,
-    (f, c): (Option<&Friction>, Option<&RollingResistance>),
-    spin: Option<&AngularVelocity>,
-) -> Result<Checked, StepError> {
+/// Check a ball's values, as the stepper reads them; return its material.
+#[inline]
+fn check_ball(ball: Gathered<'_>) -> Result<Checked, StepError> {
+    let (entity, p, v, r, m, e, f, c, spin, _, _) = ball;
     let bad = |field| StepError::InvalidBall { entity, field };
     if !p.0.is_finite() {
         return Err(bad(BallField::Position));
