@@ -307,12 +307,12 @@ impl Balls {
         &mut self.supports[*place as usize]
     }
 
-    /// Take back from ball `i` at `now` the spin paid in advance until `t_end` (see
+    /// Take back from ball `i` the spin paid in advance for the `rest` of the step (see
     /// [`BallMaterial::owed_spin`]): it keeps what it has earned, and owes nothing more.
-    pub fn take_back_spin(&mut self, i: usize, now: Real, t_end: Real) {
+    pub fn take_back_spin(&mut self, i: usize, rest: Real) {
         let material = &mut self.material[i];
         if material.owed_spin != Vec3::ZERO {
-            material.spin -= material.owed_spin * (t_end - now);
+            material.spin -= material.owed_spin * rest;
             material.owed_spin = Vec3::ZERO;
         }
     }

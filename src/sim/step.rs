@@ -333,13 +333,6 @@ impl Stepper {
             (true, true) => Real::INFINITY,
             (true, false) => epoch_end(dt),
         };
-        self.report.events.clear();
-        self.report.stats = StepStats::default();
-        self.sleep.links.clear();
-        self.pairs.declined_may_meet = false;
-        self.budget.pushes.clear();
-        self.budget.pushes_sorted = false;
-
         let step = Step {
             t0,
             t1,
@@ -348,7 +341,24 @@ impl Stepper {
             rest_speed: self.config.rest_speed_for(dt),
             strategy,
         };
+        self.prepare(&step)?;
+        self.predict_first(&step, continued);
+        self.run_events(&step);
+        self.finish(world, &step)?;
+        Ok(&self.report)
+    }
+
+    /// Clear what the last step reported and met, set every ball awake falling, and check the
+    /// balls' range for the step.
+    fn prepare<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) -> Result<(), StepError> {
+        self.report.events.clear();
+        self.report.stats = StepStats::default();
+        self.sleep.links.clear();
+        self.pairs.declined_may_meet = false;
+        self.budget.pushes.clear();
+        self.budget.pushes_sorted = false;
         // Exact flight: every ball awake falls on a parabola until something holds it up
+        let gravity = self.config.gravity;
         if gravity != Vec3::ZERO {
             for (body, rest) in self.balls.body.iter_mut().zip(&self.balls.rest) {
                 if !rest.asleep() {
@@ -356,12 +366,19 @@ impl Stepper {
                 }
             }
         }
-        if let Some(error) = self.out_of_range(step.dt) {
-            return Err(error);
+        match self.out_of_range(step.dt) {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
+    }
 
+    /// The step's first predictions: of the balls that changed where the step goes on from
+    /// the last one's calendar (`continued`), otherwise of every ball, in a new calendar and
+    /// broadphase, after projecting the resting clusters.
+    fn predict_first<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>, continued: bool) {
+        let keep_paths = self.kept.keeps;
         if continued {
-            self.predict_changed(&step);
+            self.predict_changed(step);
         } else {
             // Events after the step wait in buckets of a step's width
             let width = if keep_paths { step.dt } else { 0.0 };
@@ -369,12 +386,18 @@ impl Stepper {
             self.build_broadphase(step.dt, keep_paths);
             // Only in steps that start afresh: a cluster that rests in a kept step makes it not
             // calm, and the next step projects it
-            if gravity != Vec3::ZERO && !keep_paths {
-                self.project_resting(&step);
+            if self.config.gravity != Vec3::ZERO && !keep_paths {
+                self.project_resting(step);
             }
-            self.predict_all(&step);
+            self.predict_all(step);
         }
+    }
 
+    /// The event loop: pop the calendar's events in time order until the step's end, and
+    /// meet each (a crossing, a turn on a surface, a contact resolved or, past the budget,
+    /// held).
+    fn run_events<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
+        let keep_paths = self.kept.keeps;
         let cap = self
             .config
             .max_events_per_step
@@ -383,11 +406,11 @@ impl Stepper {
         self.budget.stopped.clear();
         loop {
             let held = keep_paths.then_some(self.kept.held.as_slice());
-            let event = match self.calendar.pop_until(&self.balls.counter, t1, held) {
+            let event = match self.calendar.pop_until(&self.balls.counter, step.t1, held) {
                 None => break,
                 Some(Next::Event(event)) => event,
                 Some(Next::Again { ball, time }) => {
-                    self.predict(&step, ball as usize, time, Asking::Again);
+                    self.predict(step, ball as usize, time, Asking::Again);
                     continue;
                 }
             };
@@ -399,23 +422,33 @@ impl Stepper {
                     step: towards,
                 } => {
                     let (g, axis, towards) = (grid as usize, axis as usize, i64::from(towards));
-                    self.cross(&step, i, g, axis, towards, now);
+                    self.cross(step, i, g, axis, towards, now);
                 }
-                Happening::Turn => self.turn(&step, i, now),
+                Happening::Turn => self.turn(step, i, now),
                 Happening::Contact(other) if resolved >= cap => {
-                    self.hold(&step, i, other, now);
+                    self.hold(step, i, other, now);
                 }
                 Happening::Contact(other) => {
-                    if self.resolve(&step, i, other, now) {
+                    if self.resolve(step, i, other, now) {
                         resolved += 1;
                     } else {
                         // Not a contact after all: look for the next meeting without it
-                        self.look_again(&step, i, other, now);
+                        self.look_again(step, i, other, now);
                     }
                 }
             }
         }
+    }
 
+    /// End the step: advance the balls to its end, bring the stopped ones to rest, refuse it
+    /// if anything is not finite, settle sleep, measure, note what goes on into the next step,
+    /// and write the world back.
+    fn finish<S: ToiStrategy + ?Sized>(
+        &mut self,
+        world: &mut World,
+        step: &Step<'_, S>,
+    ) -> Result<(), StepError> {
+        let (t1, keep_paths) = (step.t1, self.kept.keeps);
         // Paths that hold across steps stay as they began; the others end here, as do those
         // on a surface (their spin turns with them)
         for i in 0..self.balls.len() {
@@ -447,7 +480,7 @@ impl Stepper {
         );
         // Sleep changes paths at the step's end, and wakes whole islands: predictions go on
         // only among balls awake
-        let calm = gravity == Vec3::ZERO || self.calm(t1);
+        let calm = self.config.gravity == Vec3::ZERO || self.calm(t1);
         let goes_on = keep_paths
             && calm
             && self.report.stats.sleeping == 0
@@ -456,7 +489,7 @@ impl Stepper {
         // A step under gravity that was not calm leaves no clock: the next starts afresh
         let until = if calm { t1 } else { Real::INFINITY };
         self.scatter(world, t1, step.dt, until);
-        Ok(&self.report)
+        Ok(())
     }
 
     /// True when every ball ends the step awake and in free flight under gravity: none rested,

@@ -12,8 +12,44 @@ use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, bounces_end_within, closing, resolve};
+use crate::sim::response::{Body, Response, bounces_end_within, closing, resolve};
 use crate::toi::{PairKind, ToiStrategy};
+
+/// A contact as the response meets it: the ball that asked, what it meets and where, both as
+/// bodies of the response.
+struct Meeting {
+    /// The ball that asked.
+    i: usize,
+    /// The other ball, where it is one.
+    other_ball: Option<usize>,
+    /// The static shape, where it is one.
+    on_static: Option<usize>,
+    /// Where they touch.
+    proximity: Proximity,
+    /// The ball as the response sees it.
+    me: Body,
+    /// What it meets as the response sees it.
+    other: Body,
+    /// The kind of pair, for the event.
+    kind: PairKind,
+    /// What it meets, for the event.
+    entity: Entity,
+    /// The restitution of what it meets.
+    restitution: Real,
+    /// The friction of what it meets.
+    friction: Real,
+}
+
+/// How a meeting closes: its restitution, the rest speed it is held to, and whether it is a
+/// resting contact.
+struct Closing {
+    /// The restitution of the impact (1 for a busy ball).
+    e: Real,
+    /// The rest speed of this contact.
+    rest_speed: Real,
+    /// A resting contact.
+    rests: bool,
+}
 
 impl Stepper {
     /// Resolve one event; false when the pair turned out not to be approaching.
@@ -24,6 +60,71 @@ impl Stepper {
         other: Other,
         now: Real,
     ) -> bool {
+        let keeps = self.kept.keeps;
+        let mut m = self.meet(step, i, other, now);
+        let (other_ball, on_static) = (m.other_ball, m.on_static);
+        let Some(Closing {
+            e,
+            rest_speed,
+            rests,
+        }) = self.closing_of(step, &m, now)
+        else {
+            return false;
+        };
+        let n = m.proximity.normal;
+        // An inelastic impact in a crowd: one impact of all that touch
+        if let Some(j) = other_ball
+            && e == 0.0
+            && !rests
+            && self.resolve_crowd(step, (i, j), now)
+        {
+            return true;
+        }
+        // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
+        // can, from `now` (where paths hold, its path restarts then)
+        let restarted = keeps && rests && on_static.is_some();
+        if restarted {
+            self.balls.advance(i, now);
+        }
+        if rests
+            && let Some(k) = on_static
+            && self.lie_on(step, i, k, &m.proximity, now)
+        {
+            return true;
+        }
+        // A ball moving on a surface that meets anything else leaves it, and falls from here
+        let gravity = self.config.gravity;
+        let left =
+            [Some(i), other_ball].map(|k| k.filter(|&k| self.balls.leave_surface(k, gravity)));
+        let kicks = self.kick_pressed(step, &mut m, rests, now);
+        let mu = combine_friction(self.balls.material[i].friction, m.friction);
+        let Some(response) = resolve(m.me, m.other, n, (e, mu), rest_speed, rests) else {
+            self.fall(step, left, now);
+            if restarted {
+                self.balls.bump(i);
+                self.predict(step, i, now, Asking::Changed { except: None });
+            }
+            return false;
+        };
+        let moved = self.apply_response(step, &m, &response, kicks, now);
+
+        self.record(i, (m.entity, m.kind), now, &m.proximity, response.impulse);
+
+        self.predict(step, i, now, Asking::Changed { except: moved });
+        if let Some(j) = moved {
+            self.predict(step, j, now, Asking::Changed { except: None });
+        }
+        true
+    }
+
+    /// Bring ball `i` and `other` to `now` where their paths restart, and read how they meet.
+    fn meet<S: ToiStrategy + ?Sized>(
+        &mut self,
+        step: &Step<'_, S>,
+        i: usize,
+        other: Other,
+        now: Real,
+    ) -> Meeting {
         // Where paths hold, a path restarts only at a change of course, which a stepper taking
         // the world over would see: not for a contact that turns out not to approach. A ball on
         // a surface restarts at once (it leaves the surface, or moves on it, from here): such a
@@ -33,7 +134,7 @@ impl Stepper {
             self.balls.advance(i, now);
         }
         let ball = self.balls.ball_at(i, now);
-        let mut me = self
+        let me = self
             .balls
             .response_body(i, now, step.t1, self.config.gravity);
 
@@ -41,7 +142,7 @@ impl Stepper {
             Other::Ball(j) => (Some(j as usize), None),
             Other::Static(k) => (None, Some(k as usize)),
         };
-        let (proximity, mut other, kind, entity, (restitution, friction)) = match other {
+        let (proximity, other, kind, entity, (restitution, friction)) = match other {
             Other::Ball(j) => {
                 let j = j as usize;
                 if !keeps || self.balls.on_surface(j) {
@@ -70,7 +171,30 @@ impl Stepper {
                 )
             }
         };
+        Meeting {
+            i,
+            other_ball,
+            on_static,
+            proximity,
+            me,
+            other,
+            kind,
+            entity,
+            restitution,
+            friction,
+        }
+    }
 
+    /// How meeting `m` closes at `now`; `None` when it does not (neither closing nor pressed
+    /// in).
+    fn closing_of<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        m: &Meeting,
+        now: Real,
+    ) -> Option<Closing> {
+        let (i, other_ball, on_static) = (m.i, m.other_ball, m.on_static);
+        let (me, other, restitution) = (&m.me, &m.other, m.restitution);
         // A ball busy beyond ELASTIC_AFTER collisions in this step collides elastically for the
         // rest of it (the TC model; resting contacts stay inelastic): squeezed, it would collide
         // without end
@@ -81,14 +205,12 @@ impl Stepper {
             combine_restitution(self.balls.material[i].restitution, restitution)
         };
         // Closing, or pressed in by gravity; slower than the rest speed, a resting contact
-        let n = proximity.normal;
+        let n = m.proximity.normal;
         let theirs = other_ball.map_or((Vec3::ZERO, Vec3::ZERO), |j| {
             (other.velocity, self.balls.body[j].path.acceleration)
         });
         let mine = (me.velocity, self.balls.body[i].path.acceleration);
-        let Some(approach) = closing(mine, theirs, n, step.rest_speed) else {
-            return false;
-        };
+        let approach = closing(mine, theirs, n, step.rest_speed)?;
         // A resting contact: its bounces end within the step, or, where no acceleration of
         // its own presses a ball into a static shape (a wall, a ball), it is slower than the
         // rest speed (the scene's, where set, everywhere)
@@ -104,33 +226,25 @@ impl Stepper {
             step.t1 - now,
         );
         let rests = approach == 0.0 || approach < rest_speed || series;
-        // An inelastic impact in a crowd: one impact of all that touch
-        if let Some(j) = other_ball
-            && e == 0.0
-            && !rests
-            && self.resolve_crowd(step, (i, j), now)
-        {
-            return true;
-        }
-        // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
-        // can, from `now` (where paths hold, its path restarts then)
-        let restarted = keeps && rests && on_static.is_some();
-        if restarted {
-            self.balls.advance(i, now);
-        }
-        if rests
-            && let Some(k) = on_static
-            && self.lie_on(step, i, k, &proximity, now)
-        {
-            return true;
-        }
-        // A ball moving on a surface that meets anything else leaves it, and falls from here
-        let gravity = self.config.gravity;
-        let left =
-            [Some(i), other_ball].map(|k| k.filter(|&k| self.balls.leave_surface(k, gravity)));
+        Some(Closing {
+            e,
+            rest_speed,
+            rests,
+        })
+    }
+
+    /// A resting contact is held by velocities: a ball of meeting `m` that gravity presses
+    /// into it gets the rest of the step's gravity at once, as a body of the response, and
+    /// goes straight from here. Whether the ball and which other ball were kicked.
+    fn kick_pressed<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        m: &mut Meeting,
+        rests: bool,
+        now: Real,
+    ) -> (bool, Option<usize>) {
+        let (i, other_ball, n) = (m.i, m.other_ball, m.proximity.normal);
         let acceleration = |k: usize| self.balls.body[k].path.acceleration;
-        // A resting contact is held by velocities: a ball that gravity presses into it gets
-        // the rest of the step's gravity at once, and goes straight from here
         let presses = |k: usize, into: Vec3| rests && acceleration(k).dot(into) > 0.0;
         let kick_i = presses(i, -n);
         let kick_j = other_ball.filter(|&j| presses(j, n));
@@ -142,33 +256,38 @@ impl Stepper {
             body.velocity += fall;
         };
         if kick_i {
-            kick(i, &mut me);
+            kick(i, &mut m.me);
         }
         if let Some(j) = kick_j {
-            kick(j, &mut other);
+            kick(j, &mut m.other);
         }
-        let mu = combine_friction(self.balls.material[i].friction, friction);
-        let Some(response) = resolve(me, other, n, (e, mu), rest_speed, rests) else {
-            self.fall(step, left, now);
-            if restarted {
-                self.balls.bump(i);
-                self.predict(step, i, now, Asking::Changed { except: None });
-            }
-            return false;
-        };
+        (kick_i, kick_j)
+    }
+
+    /// Apply `response` to meeting `m` at `now`, its balls `kicks` kicked: their velocities,
+    /// spins, supports, sleep and overlap. The other ball if it moved (a sleeper that stays
+    /// asleep does not).
+    fn apply_response<S: ToiStrategy + ?Sized>(
+        &mut self,
+        step: &Step<'_, S>,
+        m: &Meeting,
+        response: &Response,
+        (kick_i, kick_j): (bool, Option<usize>),
+        now: Real,
+    ) -> Option<usize> {
+        let (i, other_ball, gravity) = (m.i, m.other_ball, self.config.gravity);
         if kick_i {
             self.balls.kick(i, now, step.t1);
         }
         if let Some(j) = kick_j {
             self.balls.kick(j, now, step.t1);
         }
-        if keeps {
+        if self.kept.keeps {
             self.balls.advance(i, now);
             if let Some(j) = other_ball {
                 self.balls.advance(j, now);
             }
         }
-        let depth = proximity.depth();
         if let Some(j) = other_ball {
             self.sleep.links.push((i as u32, j as u32));
         }
@@ -187,23 +306,16 @@ impl Stepper {
             }
             !rest.asleep()
         });
-        // What is still owed, as an acceleration paid in advance until the step's end
-        let owed = |velocity: Vec3| {
-            if rest_of_step > 0.0 {
-                velocity / rest_of_step
-            } else {
-                Vec3::ZERO
-            }
-        };
+        let rest_of_step = step.t1 - now;
         self.balls.body[i].path.velocity = response.velocity_a;
         // Spin that a projection of its resting cluster paid in advance is not earned at a new
         // contact: taken back (its velocity's part, the gravity, the contact owes again)
         self.balls.material[i].spin = response.spin_a;
-        self.balls.take_back_spin(i, now, step.t1);
-        self.balls.material[i].owed = owed(response.owed_a);
+        self.balls.take_back_spin(i, rest_of_step);
+        self.balls.material[i].owed = owed(response.owed_a, rest_of_step);
         self.balls.bump(i);
         if response.a_rests_on_b {
-            self.balls.supports_mut(i).add(proximity.normal);
+            self.balls.supports_mut(i).add(m.proximity.normal);
         }
         if response.resting {
             // A sleeping island must rest on a static or on sleepers, never on a moving ball
@@ -217,12 +329,26 @@ impl Stepper {
                 self.balls.material[j].supported |= j_supported;
             }
         }
+        self.move_other(m, response, moved, rest_of_step);
+        moved
+    }
+
+    /// Apply `response` to the other ball of meeting `m` where it `moved`, note who pushed
+    /// whom, and push apart an overlap (by inverse mass between balls).
+    fn move_other(
+        &mut self,
+        m: &Meeting,
+        response: &Response,
+        moved: Option<usize>,
+        rest_of_step: Real,
+    ) {
+        let (i, n, depth) = (m.i, m.proximity.normal, m.proximity.depth());
         match moved {
             Some(j) => {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
-                self.balls.take_back_spin(j, now, step.t1);
-                self.balls.material[j].owed = owed(response.owed_b);
+                self.balls.take_back_spin(j, rest_of_step);
+                self.balls.material[j].owed = owed(response.owed_b, rest_of_step);
                 self.balls.bump(j);
                 // Who pushed whom with gravity paid in advance, for `take_back_pushes`
                 let owing = |m: &BallMaterial| !m.kicked && m.owed != Vec3::ZERO;
@@ -237,7 +363,7 @@ impl Stepper {
                 }
                 // Push apart an overlap, by inverse mass
                 if depth > 0.0 {
-                    let (wa, wb) = (me.inverse_mass, other.inverse_mass);
+                    let (wa, wb) = (m.me.inverse_mass, m.other.inverse_mass);
                     self.balls.body[i].path.origin += n * (depth * wa / (wa + wb));
                     self.balls.body[j].path.origin -= n * (depth * wb / (wa + wb));
                     self.neighbours.relist(j, self.balls.body[j].path.origin);
@@ -250,14 +376,6 @@ impl Stepper {
             }
             None => {}
         }
-
-        self.record(i, (entity, kind), now, &proximity, response.impulse);
-
-        self.predict(step, i, now, Asking::Changed { except: moved });
-        if let Some(j) = moved {
-            self.predict(step, j, now, Asking::Changed { except: None });
-        }
-        true
     }
 
     /// Report a contact of ball `i` with `other` that a projection found pushing at `now`
@@ -464,5 +582,15 @@ impl Stepper {
         body.path.acceleration = Vec3::ZERO;
         self.balls.bump(k);
         true
+    }
+}
+
+/// What is still owed of `velocity`, as an acceleration paid in advance over the rest of the
+/// step (`rest_of_step`).
+fn owed(velocity: Vec3, rest_of_step: Real) -> Vec3 {
+    if rest_of_step > 0.0 {
+        velocity / rest_of_step
+    } else {
+        Vec3::ZERO
     }
 }
