@@ -471,8 +471,20 @@ pub(crate) fn resolve(
     if !paid {
         return Some(response);
     }
-    // Only what holds a ball up takes its gravity here; what the gravity paid in advance still
-    // presses into the other side, the contact takes, inelastically
+    take_paid(&a, &b, n, &mut response);
+    // What the contact passed on, at least: the larger normal momentum change
+    response.impulse = response
+        .impulse
+        .max(passed_on(response.velocity_a - a.velocity, wa, n))
+        .max(passed_on(response.velocity_b - b.velocity, wb, n));
+    Some(response)
+}
+
+/// Where gravity was paid in advance to `a` or `b`: only what holds a ball up takes its
+/// gravity in `response`; what still presses into the other side, the contact takes,
+/// inelastically.
+fn take_paid(a: &Body, b: &Body, n: Vec3, response: &mut Response) {
+    let (wa, wb) = (a.inverse_mass, b.inverse_mass);
     let on_supports = |s: &Supports, v: Vec3| s.project_on_supports(v);
     (response.velocity_a, response.owed_a) = a.owe(response.velocity_a, on_supports);
     (response.velocity_b, response.owed_b) = b.owe(response.velocity_b, on_supports);
@@ -494,12 +506,6 @@ pub(crate) fn resolve(
         response.velocity_b -= n * (taken * wb);
         response.owed_b -= n * (taken * wb);
     }
-    // What the contact passed on, at least: the larger normal momentum change
-    response.impulse = response
-        .impulse
-        .max(passed_on(response.velocity_a - a.velocity, wa, n))
-        .max(passed_on(response.velocity_b - b.velocity, wb, n));
-    Some(response)
 }
 
 /// Return the velocity and spin of a ball landing on a static shape with normal `n` (towards

@@ -98,10 +98,7 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     } = *surface;
     let g_n = -gravity.dot(n);
     debug_assert!(g_n > 0.0 && mu > 0.0 && r > 0.0);
-    let mut g_t = gravity + n * g_n;
-    if g_t.length() <= ALONG * gravity.length() {
-        g_t = Vec3::ZERO;
-    }
+    let g_t = along_slope(gravity, n, g_n);
     let v = velocity - n * velocity.dot(n);
     let slip = slip(v, spin, n, r);
     let scale = v.length() + r * (spin - n * spin.dot(n)).length();
@@ -168,6 +165,17 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     let straight = lies_along(acceleration, along, gravity);
     let ends = (straight && slowing > 0.0).then(|| speed / slowing);
     Some(rolling(v, spin, acceleration, ends))
+}
+
+/// Return the part of `gravity` along a surface of normal `n` that gravity presses into with
+/// `g_n`: zero where it is within [`ALONG`] of none.
+fn along_slope(gravity: Vec3, n: Vec3, g_n: Real) -> Vec3 {
+    let g_t = gravity + n * g_n;
+    if g_t.length() <= ALONG * gravity.length() {
+        Vec3::ZERO
+    } else {
+        g_t
+    }
 }
 
 /// Return the velocity and spin of a ball after the change of state `change` on `surface`:

@@ -84,10 +84,14 @@ pub(super) struct Clusters {
     found: Vec<Other>,
     /// The contacts of one ball: with what, the other ball if it takes part, normal, closing,
     /// friction.
-    near: Vec<(Other, Option<usize>, Vec3, Real, Real)>,
+    near: Vec<Near>,
     order: Vec<u32>,
     done: Vec<u64>,
 }
+
+/// A resting contact of a ball: with what, the other ball if it takes part, the normal, and
+/// the closing speed.
+type Near = (Other, Option<usize>, Vec3, Real, Real);
 
 /// No place.
 const NONE: u32 = u32::MAX;
@@ -158,56 +162,11 @@ impl Stepper {
             let path = &balls.body[i].path;
             let ending = path.velocity + path.acceleration * dt;
             for &other in &found {
-                let (normal, gap, other_ending, b, reach, mu) = match other {
-                    Other::Ball(j) => {
-                        let j = j as usize;
-                        // Each pair of balls that both take part once, from the lower index
-                        let part = self.takes_part(j);
-                        let asleep = balls.rest[j].asleep();
-                        if j == i || (part && j < i) || !(part || asleep) {
-                            continue;
-                        }
-                        let (to, its) = (balls.start[j], balls.body[j].radius);
-                        let d = at - to;
-                        let length = d.length();
-                        if length == 0.0 {
-                            continue;
-                        }
-                        let path = &balls.body[j].path;
-                        let b = (!asleep).then_some(j);
-                        let other_ending = path.velocity + path.acceleration * dt;
-                        (
-                            d / length,
-                            length - (radius + its),
-                            other_ending,
-                            b,
-                            radius + its,
-                            balls.material[j].friction,
-                        )
-                    }
-                    Other::Static(k) => {
-                        let s = &self.statics[k as usize];
-                        let p = s.shape.proximity(&Ball::new(at, radius));
-                        (p.normal, p.distance, Vec3::ZERO, None, radius, s.friction)
-                    }
-                };
-                // Near, not overlapping (a contact of the event loop pushes an overlap apart),
-                // and slower than the rest speed after a step of gravity (a faster one bounces)
-                if gap > NEAR * reach
-                    || gap < -ROUNDING * reach
-                    || -(ending - other_ending).dot(normal) > rest_speed
+                if let Some(near) =
+                    self.near_contact(i, other, (at, radius, ending), dt, rest_speed)
                 {
-                    continue;
+                    c.near.push(near);
                 }
-                // A gap may close by the step's end, to within rounding (so that no query
-                // finds the pair meeting at the end); one within rounding is a touch
-                let closing = if gap > ROUNDING * reach {
-                    (gap - 0.5 * ROUNDING * reach) / dt
-                } else {
-                    0.0
-                };
-                let mu = combine_friction(balls.material[i].friction, mu);
-                c.near.push((other, b, normal, closing, mu));
             }
             // In the order of what they are with (most candidates are far: only the near are
             // sorted)
@@ -233,6 +192,72 @@ impl Stepper {
             }
         }
         c.found = found;
+    }
+
+    /// Ball `i` (at `at`, of `radius`, going at `ending` at the step's end) and `other`, if
+    /// they are in a resting contact: near, not overlapping, and closing slower than
+    /// `rest_speed` after a step of `dt` of gravity. With what, the other ball if it takes
+    /// part, the normal, the closing speed that brings the gap to a touch, and the pair's
+    /// friction.
+    fn near_contact(
+        &self,
+        i: usize,
+        other: Other,
+        (at, radius, ending): (Vec3, Real, Vec3),
+        dt: Real,
+        rest_speed: Real,
+    ) -> Option<Near> {
+        let balls = &self.balls;
+        let (normal, gap, other_ending, b, reach, mu) = match other {
+            Other::Ball(j) => {
+                let j = j as usize;
+                // Each pair of balls that both take part once, from the lower index
+                let part = self.takes_part(j);
+                let asleep = balls.rest[j].asleep();
+                if j == i || (part && j < i) || !(part || asleep) {
+                    return None;
+                }
+                let (to, its) = (balls.start[j], balls.body[j].radius);
+                let d = at - to;
+                let length = d.length();
+                if length == 0.0 {
+                    return None;
+                }
+                let path = &balls.body[j].path;
+                let b = (!asleep).then_some(j);
+                let other_ending = path.velocity + path.acceleration * dt;
+                (
+                    d / length,
+                    length - (radius + its),
+                    other_ending,
+                    b,
+                    radius + its,
+                    balls.material[j].friction,
+                )
+            }
+            Other::Static(k) => {
+                let s = &self.statics[k as usize];
+                let p = s.shape.proximity(&Ball::new(at, radius));
+                (p.normal, p.distance, Vec3::ZERO, None, radius, s.friction)
+            }
+        };
+        // Near, not overlapping (a contact of the event loop pushes an overlap apart),
+        // and slower than the rest speed after a step of gravity (a faster one bounces)
+        if gap > NEAR * reach
+            || gap < -ROUNDING * reach
+            || -(ending - other_ending).dot(normal) > rest_speed
+        {
+            return None;
+        }
+        // A gap may close by the step's end, to within rounding (so that no query
+        // finds the pair meeting at the end); one within rounding is a touch
+        let closing = if gap > ROUNDING * reach {
+            (gap - 0.5 * ROUNDING * reach) / dt
+        } else {
+            0.0
+        };
+        let mu = combine_friction(balls.material[i].friction, mu);
+        Some((other, b, normal, closing, mu))
     }
 
     /// Join the places into islands by their ball-ball contacts, and order the contacts island

@@ -138,21 +138,7 @@ impl Stepper {
             };
             balls.entity.push(entity);
             balls.body.push(BallBody { path, radius: r.0 });
-            balls.material.push(BallMaterial {
-                inverse_mass: 1.0 / m.0,
-                restitution,
-                friction: checked.friction,
-                rolling_resistance: checked.rolling_resistance,
-                spin: checked.spin,
-                supports: NONE,
-                resting_hits: 0,
-                supported: false,
-                unbalanced: false,
-                owed: Vec3::ZERO,
-                owed_spin: Vec3::ZERO,
-                kicked: false,
-                surface: OnSurface::No,
-            });
+            balls.material.push(material_of(&checked, m));
             balls.counter.push(0);
             balls.hits.push(0);
             // Sleeping off: every ball awake, with a stopped clock
@@ -190,15 +176,21 @@ impl Stepper {
             }
         }
 
+        self.kept.surroundings = self.gather_statics(world)?;
+        self.wake_changed_islands();
+        Ok(())
+    }
+
+    /// Copy the statics out of the world, checking their values; return the fingerprint of
+    /// them and the configuration (see [`change::surroundings`]).
+    fn gather_statics(&mut self, world: &mut World) -> Result<u64, StepError> {
         statics::gather(world, &mut self.statics)?;
-        self.kept.surroundings = change::surroundings(
+        Ok(change::surroundings(
             self.statics
                 .iter()
                 .map(|s| (&s.shape, s.restitution, s.friction)),
             &self.config,
-        );
-        self.wake_changed_islands();
-        Ok(())
+        ))
     }
 
     /// Read the world again for a step that goes on from the last one's calendar, cells and
@@ -215,13 +207,7 @@ impl Stepper {
         clock: Real,
     ) -> Result<bool, StepError> {
         let gravity = self.config.gravity;
-        statics::gather(world, &mut self.statics)?;
-        let surroundings = change::surroundings(
-            self.statics
-                .iter()
-                .map(|s| (&s.shape, s.restitution, s.friction)),
-            &self.config,
-        );
+        let surroundings = self.gather_statics(world)?;
         if surroundings != self.kept.surroundings {
             return Ok(false);
         }
@@ -391,21 +377,7 @@ impl Stepper {
             if let Some(previous) = previous {
                 previous.0 = self.balls.start[i];
             }
-            let rest = &self.balls.rest[i];
-            let mut state = Sleep {
-                still_for: rest.still_for,
-                anchor: rest.anchor,
-                island: rest.island,
-                woken_from: None,
-                gravity: self.config.gravity,
-                ..Sleep::default()
-            };
-            if rest.asleep() {
-                let restitution = e.map_or(1.0, |e| e.0);
-                state.written = change::ball(p.0, r.0, m.0, restitution);
-                state.surroundings = self.kept.surroundings;
-                state.island_size = self.sleep.island_size[i];
-            }
+            let state = self.sleep_state(i, p, r, m, e);
             match sleep {
                 Some(sleep) => *sleep = state,
                 None if self.config.sleep.is_some() => self.scratch.sleepless.push((entity, state)),
@@ -415,6 +387,40 @@ impl Stepper {
         self.scratch.keys = rank;
         self.report.stats.kinetic_energy = energy;
         self.report.stats.momentum = momentum.to_array();
+        self.insert_missing(world);
+    }
+
+    /// The [`Sleep`] component of ball `i` at the step's end, written at position `p` with
+    /// its radius, mass and restitution.
+    fn sleep_state(
+        &self,
+        i: usize,
+        p: &Position,
+        r: &Radius,
+        m: &Mass,
+        e: Option<&Restitution>,
+    ) -> Sleep {
+        let rest = &self.balls.rest[i];
+        let mut state = Sleep {
+            still_for: rest.still_for,
+            anchor: rest.anchor,
+            island: rest.island,
+            woken_from: None,
+            gravity: self.config.gravity,
+            ..Sleep::default()
+        };
+        if rest.asleep() {
+            let restitution = e.map_or(1.0, |e| e.0);
+            state.written = change::ball(p.0, r.0, m.0, restitution);
+            state.surroundings = self.kept.surroundings;
+            state.island_size = self.sleep.island_size[i];
+        }
+        state
+    }
+
+    /// Give the balls the components the step found missing: a [`Sleep`], a [`Path`], a spin
+    /// and an orientation.
+    fn insert_missing(&mut self, world: &mut World) {
         for (entity, state) in self.scratch.sleepless.drain(..) {
             world
                 .insert_one(entity, state)
@@ -532,4 +538,23 @@ fn holds(q: &Path, clock: Real, p: &Position, v: &Velocity, gravity: Vec3) -> bo
         && q.acceleration == gravity
         && q.velocity_at(clock) == v.0
         && q.at(clock) == p.0
+}
+
+/// The material of a ball as `checked`, of mass `m`, with nothing met yet in the step.
+fn material_of(checked: &Checked, m: &Mass) -> BallMaterial {
+    BallMaterial {
+        inverse_mass: 1.0 / m.0,
+        restitution: checked.restitution,
+        friction: checked.friction,
+        rolling_resistance: checked.rolling_resistance,
+        spin: checked.spin,
+        supports: NONE,
+        resting_hits: 0,
+        supported: false,
+        unbalanced: false,
+        owed: Vec3::ZERO,
+        owed_spin: Vec3::ZERO,
+        kicked: false,
+        surface: OnSurface::No,
+    }
 }
