@@ -125,6 +125,27 @@ fn exact_drop(h: Real, e: Real, g: Real, t: Real) -> (Real, Real) {
     }
 }
 
+/// Step the drop of `ball` in `world` (let go at rest 1.5 above `base` along `up`, onto a
+/// surface through `base` facing `up`, restitution `e`) for 4 time units in steps of `dt` with
+/// the default configuration under 9.81 against `up`, checking after every step that it is
+/// where [`exact_drop`] puts it, to 1e-9.
+fn check_drop((mut world, ball): (World, Entity), (base, up): (Vec3, Vec3), e: Real, dt: Real) {
+    let g = 9.81;
+    let mut stepper = Stepper::new(StepConfig {
+        gravity: -up * g,
+        ..StepConfig::default()
+    });
+    let steps = (4.0 / dt).round() as u32;
+    for n in 1..=steps {
+        stepper.step(&mut world, dt).unwrap();
+        let t = dt * Real::from(n);
+        let (y, vy) = exact_drop(1.5, e, g, t);
+        let what = format!("up {up}, e {e}, dt {dt}, t {t}");
+        close(position(&world, ball), base + up * y, &what);
+        close(velocity(&world, ball), up * vy, &what);
+    }
+}
+
 #[test]
 fn a_drop_bounces_and_stops_where_physics_says_at_any_step_length() {
     // The default rest rule: a landing rests only where its series of bounces ends within the
@@ -133,28 +154,14 @@ fn a_drop_bounces_and_stops_where_physics_says_at_any_step_length() {
     // and the bounces end at the series' end, at t1 (1 + e) / (1 - e) after the first landing
     // at t1: after every step the ball is where the worked bounces put it, to 1e-9, on floors
     // facing three ways, for restitutions 0 to 0.9 and steps of 1/60 to 2
-    let g = 9.81;
     for up in [Vec3::Y, Vec3::X, v3(0.0, 0.6, -0.8)] {
         for e in [0.7, 0.0, 0.3, 0.5, 0.9] {
             for dt in [0.5, 1.0, 2.0, 0.25, 0.1, 1.0 / 60.0_f64] {
-                let (mut world, ball) = drop(up, 1.5, e);
-                let mut stepper = Stepper::new(StepConfig {
-                    gravity: -up * g,
-                    ..StepConfig::default()
-                });
-                let steps = (4.0 / dt).round() as u32;
-                for n in 1..=steps {
-                    stepper.step(&mut world, dt).unwrap();
-                    let t = dt * Real::from(n);
-                    let (y, vy) = exact_drop(1.5, e, g, t);
-                    let what = format!("up {up}, e {e}, dt {dt}, t {t}");
-                    close(position(&world, ball), up * y, &what);
-                    close(velocity(&world, ball), up * vy, &what);
-                }
+                check_drop(drop(up, 1.5, e), (Vec3::ZERO, up), e, dt);
             }
         }
     }
-    let (y, vy) = exact_drop(1.5, 0.7, g, 1.0);
+    let (y, vy) = exact_drop(1.5, 0.7, 9.81, 1.0);
     assert!((y - 0.745).abs() < 5e-4 && (vy + 0.900).abs() < 5e-4);
 }
 
@@ -162,7 +169,6 @@ fn a_drop_bounces_and_stops_where_physics_says_at_any_step_length() {
 fn a_drop_on_a_cylinder_cap_or_a_polygon_stops_where_its_bounces_end() {
     // The same worked bounces on the cap of a capped cylinder (top at y = 4, gravity along -y)
     // and on a triangle (in z = 0, gravity along -z), let go 1.4 above them
-    let g = 9.81;
     for e in [0.7, 0.0, 0.5] {
         for dt in [0.5, 2.0, 1.0 / 60.0_f64] {
             for (up, base) in [(Vec3::Y, v3(0.0, 4.0, 0.0)), (Vec3::Z, v3(1.0, 1.0, 0.0))] {
@@ -175,19 +181,7 @@ fn a_drop_on_a_cylinder_cap_or_a_polygon_stops_where_its_bounces_end() {
                 let ball = BallDef::new(base + up * 1.5, 0.1)
                     .restitution(e)
                     .spawn(&mut world);
-                let mut stepper = Stepper::new(StepConfig {
-                    gravity: -up * g,
-                    ..StepConfig::default()
-                });
-                let steps = (4.0 / dt).round() as u32;
-                for n in 1..=steps {
-                    stepper.step(&mut world, dt).unwrap();
-                    let t = dt * Real::from(n);
-                    let (y, vy) = exact_drop(1.5, e, g, t);
-                    let what = format!("up {up}, e {e}, dt {dt}, t {t}");
-                    close(position(&world, ball), base + up * y, &what);
-                    close(velocity(&world, ball), up * vy, &what);
-                }
+                check_drop((world, ball), (base, up), e, dt);
             }
         }
     }
