@@ -5,7 +5,7 @@
 
 use super::{Step, Stepper};
 use crate::geometry::{Ball, Shape};
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, RoughBalls, Settled, project_cluster, project_rough_cluster};
@@ -89,8 +89,8 @@ pub(super) struct Clusters {
     done: Vec<u64>,
 }
 
-/// A resting contact of a ball: with what, the other ball if it takes part, the normal, and
-/// the closing speed.
+/// A resting contact of a ball: with what, the other ball if it takes part, the normal, the
+/// closing speed, and the pair's coefficient of friction.
 type Near = (Other, Option<usize>, Vec3, Real, Real);
 
 /// No place.
@@ -111,9 +111,10 @@ enum Solve {
 
 impl Stepper {
     /// Project the resting clusters of the step's start, under gravity: every ball awake without
-    /// friction, rolling resistance or spin that is near another such ball, a sleeper or a static
-    /// shape, and does not close on it faster than the rest speed even after a step of gravity.
-    /// Islands of at most [`MAX_ISLAND`] balls.
+    /// rolling resistance that is near another such ball, a sleeper or a static shape, and does
+    /// not close on it faster than the rest speed even after a step of gravity. Islands of at
+    /// most [`MAX_ISLAND`] balls; those with friction or spin with Coulomb's cone and the spins
+    /// (see [`project_rough_cluster`]), but not a rough ball alone on shapes.
     ///
     /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
     /// the step's gravity added, again. A ball that a contact then pushes takes that velocity at
@@ -470,7 +471,7 @@ fn project_rough_island(
     // parabola would keep it), and of gravity after a step straight on
     let energy = |p: usize, v: Vec3, w: Vec3| {
         let (m, r) = (c.inverse_mass[p].recip(), c.radius[p]);
-        0.5 * m * v.length_squared() + 0.2 * m * r * r * w.length_squared()
+        0.5 * m * v.length_squared() + spin_energy(m, r, w)
     };
     let (mut before, mut scale) = (0.0, 0.0);
     for (&p, &(v, w)) in c.members.iter().zip(&start) {
