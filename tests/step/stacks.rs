@@ -6,7 +6,9 @@
 //! floor to equal that at the top contact, and then its horizontal balance needs
 //! `F / N = cos 60° / (1 + sin 60°) = tan 15° = 2 - √3` (0.268) at the top contact, whatever
 //! the masses and gravity (the floor needs less). On a frictionless floor the bottom balls
-//! cannot be held from turning, so the stack falls at any friction between the balls.
+//! cannot be held from turning, so the stack falls at any friction between the balls. A
+//! pyramid of four balls is the same balance with the top contact steeper: `tan(θ / 2)`,
+//! `sin θ = 1/√3` (0.318).
 
 use crate::common::{energy, position, velocity};
 use toibox::hecs::{Entity, World};
@@ -50,13 +52,14 @@ fn stack(r: Real, up: Vec3, (mu, floor_mu): (Real, Real), top_mass: Real) -> (Wo
 /// ball moved by more than 1e-9 of the radius in any step, every ball still and asleep at the
 /// end), false when it fell (the top ball came down by more than a hundredth of a radius; near
 /// the threshold it slides slowly). Energy never rises.
-fn stands(world: &mut World, balls: [Entity; 3], up: Vec3, dt: Real, what: &str) -> bool {
+fn stands(world: &mut World, balls: &[Entity], up: Vec3, dt: Real, what: &str) -> bool {
     let gravity = up * -9.81;
     let mut stepper = Stepper::new(StepConfig {
         gravity,
         ..StepConfig::default()
     });
-    let start = balls.map(|b| position(world, b));
+    let start: Vec<Vec3> = balls.iter().map(|&b| position(world, b)).collect();
+    let top = balls.len() - 1;
     let r = world.get::<&toibox::sim::Radius>(balls[0]).unwrap().0;
     let mut moved = false;
     let steps = (5.0 / dt).round() as usize;
@@ -72,14 +75,14 @@ fn stands(world: &mut World, balls: [Entity; 3], up: Vec3, dt: Real, what: &str)
             moved |= position(world, b).distance(start[k]) > 1e-9 * r;
         }
     }
-    let fell = (start[2] - position(world, balls[2])).dot(up) > 0.01 * r;
+    let fell = (start[top] - position(world, balls[top])).dot(up) > 0.01 * r;
     assert!(
         moved == fell,
         "{what}: moved {moved} but fell {fell}: top at {}",
-        position(world, balls[2])
+        position(world, balls[top])
     );
     if !moved {
-        for &b in &balls {
+        for &b in balls {
             assert_eq!(
                 velocity(world, b),
                 Vec3::ZERO,
@@ -108,14 +111,14 @@ fn a_three_ball_stack_stands_exactly_when_friction_can_hold_it() {
             let what = format!("r {r}, up {up}, top mass x{top_mass}, dt {dt}, friction {mu}");
             let (mut world, balls) = stack(r, up, (mu, mu), top_mass);
             assert!(
-                !stands(&mut world, balls, up, dt, &what),
+                !stands(&mut world, &balls, up, dt, &what),
                 "{what}: it stood"
             );
         }
         for mu in [t + 0.01, 0.3, 0.5, 1.0] {
             let what = format!("r {r}, up {up}, top mass x{top_mass}, dt {dt}, friction {mu}");
             let (mut world, balls) = stack(r, up, (mu, mu), top_mass);
-            assert!(stands(&mut world, balls, up, dt, &what), "{what}: it fell");
+            assert!(stands(&mut world, &balls, up, dt, &what), "{what}: it fell");
         }
     }
 }
@@ -126,8 +129,106 @@ fn a_three_ball_stack_on_a_frictionless_floor_falls_at_any_friction() {
         let what = format!("friction {mu} between the balls, none on the floor");
         let (mut world, balls) = stack(0.1, Vec3::Y, (mu, 0.0), 1.0);
         assert!(
-            !stands(&mut world, balls, Vec3::Y, 1.0 / 60.0, &what),
+            !stands(&mut world, &balls, Vec3::Y, 1.0 / 60.0, &what),
             "{what}: it stood"
         );
+    }
+}
+
+/// A pyramid of four equal balls of radius `r` on a floor (`y = 0`): three touching in a
+/// triangle, one on top touching all three; friction `mu` between the balls (the floor
+/// `floor_mu`), restitution 0.
+fn pyramid(r: Real, (mu, floor_mu): (Real, Real)) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    world.spawn((
+        Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),
+        toibox::sim::Friction(floor_mu),
+        toibox::sim::Restitution(0.0),
+    ));
+    let ball = |at: Vec3, world: &mut World| {
+        BallDef::new(at, r)
+            .friction(mu)
+            .restitution(0.0)
+            .spawn(world)
+    };
+    // Bottom centres 2r / √3 from the axis; the top 2r √(2/3) above them
+    let out = 2.0 * r / 3.0_f64.sqrt();
+    let mut balls: Vec<Entity> = [0.0, 120.0, 240.0]
+        .map(|a: Real| a.to_radians())
+        .map(|a| ball(Vec3::new(out * a.cos(), r, out * a.sin()), &mut world))
+        .to_vec();
+    balls.push(ball(
+        Vec3::new(0.0, r + 2.0 * r * (2.0 / 3.0_f64).sqrt(), 0.0),
+        &mut world,
+    ));
+    (world, balls)
+}
+
+#[test]
+fn a_four_ball_pyramid_stands_exactly_when_friction_can_hold_it() {
+    // The three-ball stack's balance with the top contact at θ from the vertical, sin θ = 1/√3
+    // (the bottom balls' contacts with each other part, so they carry nothing): F / N =
+    // tan(θ / 2) = sin θ / (1 + cos θ) = 0.318 at the top contact
+    let sin = 1.0 / 3.0_f64.sqrt();
+    let t = sin / (1.0 + (1.0 - sin * sin).sqrt());
+    for (r, dt) in [(0.1, 1.0 / 60.0), (0.5, 1.0 / 30.0), (0.02, 1.0 / 120.0)] {
+        for (mu, holds) in [
+            (0.02, false),
+            (2.0 - 3.0_f64.sqrt(), false),
+            (t - 0.01, false),
+            (t + 0.01, true),
+            (0.5, true),
+            (1.0, true),
+        ] {
+            let what = format!("pyramid of radius {r}, dt {dt}, friction {mu}");
+            let (mut world, balls) = pyramid(r, (mu, mu));
+            let stood = stands(&mut world, &balls, Vec3::Y, dt, &what);
+            assert_eq!(stood, holds, "{what}: stood {stood}");
+        }
+    }
+    // A frictionless floor cannot hold the bottom balls from turning
+    let (mut world, balls) = pyramid(0.1, (1.0, 0.0));
+    let what = "pyramid on a frictionless floor";
+    assert!(
+        !stands(&mut world, &balls, Vec3::Y, 1.0 / 60.0, what),
+        "{what}: it stood"
+    );
+}
+
+/// A pyramid of six balls of radius `r` in a plane on a floor: three touching in a row, two on
+/// them, one on top; friction `mu` everywhere, restitution 0.
+fn six(r: Real, mu: Real) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    world.spawn((
+        Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),
+        toibox::sim::Friction(mu),
+        toibox::sim::Restitution(0.0),
+    ));
+    let rise = 2.0 * r * 60f64.to_radians().sin();
+    let mut balls = Vec::new();
+    for (row, count) in [(0, 3), (1, 2), (2, 1)] {
+        for k in 0..count {
+            let x = (2 * k + row) as Real * r;
+            let at = Vec3::new(x, r + row as Real * rise, 0.0);
+            balls.push(
+                BallDef::new(at, r)
+                    .friction(mu)
+                    .restitution(0.0)
+                    .spawn(&mut world),
+            );
+        }
+    }
+    (world, balls)
+}
+
+#[test]
+fn a_six_ball_pyramid_falls_below_the_stacks_limit_and_stands_on_rough_balls() {
+    // Each outer bottom ball carries only the ball above it (its contact with the middle one
+    // parts), so it is the three-ball stack's bottom ball: below 2 - √3 nothing holds it
+    for (mu, holds) in [(0.02, false), (0.2, false), (1.0, true), (2.0, true)] {
+        let what = format!("six-ball pyramid, friction {mu}");
+        let (mut world, balls) = six(0.1, mu);
+        let stood = stands(&mut world, &balls, Vec3::Y, 1.0 / 60.0, &what);
+        assert_eq!(stood, holds, "{what}: stood {stood}");
     }
 }
