@@ -7,7 +7,7 @@ use crate::math::{Real, Vec3};
 
 mod coulomb;
 
-pub(crate) use coulomb::{RoughBalls, project_rough_cluster};
+pub(crate) use coulomb::{RoughBalls, project_rough_cluster, rough_residual};
 
 /// A contact of a cluster: ball `a` against ball `b` (or a static shape for `None`), `normal`
 /// from `b` to `a`, that may close at up to `closing` (a gap closed by the step's end; zero for
@@ -20,7 +20,16 @@ pub(crate) struct Contact {
     pub closing: Real,
 }
 
-/// How a projection ended.
+/// How a projection ended, after how many sweeps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Solved {
+    /// Whether it met its tolerance.
+    pub settled: Settled,
+    /// Sweeps over the contacts it took.
+    pub sweeps: usize,
+}
+
+/// Whether a projection met its tolerance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Settled {
     /// No contact closes faster than the tolerance, and none that pushes parts faster.
@@ -48,7 +57,11 @@ pub(crate) fn project_cluster(
     contacts: &[Contact],
     impulse: &mut [Real],
     (sweeps, tolerance): (usize, Real),
-) -> Settled {
+) -> Solved {
+    let met = |sweep: usize| Solved {
+        settled: Settled::Met,
+        sweeps: sweep + 1,
+    };
     for (c, &l) in contacts.iter().zip(impulse.iter()) {
         velocity[c.a] += c.normal * (l * inverse_mass[c.a]);
         if let Some(b) = c.b {
@@ -79,17 +92,41 @@ pub(crate) fn project_cluster(
             (0..contacts.len()).rev().for_each(&mut meet);
         }
         if worst <= tolerance && settled(velocity, contacts, impulse, tolerance) {
-            return Settled::Met;
+            return met(sweep);
         }
         // Now and then, the exact answer on the contacts that push or close
         if (sweep + 1).is_power_of_two()
             && sweep + 1 >= POLISH_FROM
             && polish(velocity, inverse_mass, contacts, impulse, tolerance)
         {
-            return Settled::Met;
+            return met(sweep);
         }
     }
-    Settled::OutOfSweeps
+    Solved {
+        settled: Settled::OutOfSweeps,
+        sweeps,
+    }
+}
+
+/// Return how far `velocity` and `impulse` are from the projection on `contacts`, as a speed:
+/// the largest over the contacts of the natural map's residual `|min(k P, s)|`, where `s` is
+/// the contact's separating speed beyond what it may close and `k P` the speed its impulse
+/// `P` gave the pair (`k = w_a + w_b`). Zero exactly at the answer: every contact parts or
+/// touches, and only touching ones push.
+pub(crate) fn residual(
+    velocity: &[Vec3],
+    inverse_mass: &[Real],
+    contacts: &[Contact],
+    impulse: &[Real],
+) -> Real {
+    contacts
+        .iter()
+        .zip(impulse)
+        .map(|(c, &l)| {
+            let k = inverse_mass[c.a] + c.b.map_or(0.0, |b| inverse_mass[b]);
+            (k * l).min(-closing_rate(c, velocity)).abs()
+        })
+        .fold(0.0, Real::max)
 }
 
 /// Return true when no contact closes faster than `tolerance`, and none that pushes parts
@@ -330,8 +367,9 @@ mod tests {
             },
         ];
         let mut impulse = [0.0; 2];
-        let settled = project_cluster(&mut v, &[1.0, 1.0], &contacts, &mut impulse, (200, 1e-14));
-        assert_eq!(settled, Settled::Met);
+        let solved = project_cluster(&mut v, &[1.0, 1.0], &contacts, &mut impulse, (200, 1e-14));
+        assert_eq!(solved.settled, Settled::Met);
+        assert!(residual(&v, &[1.0, 1.0], &contacts, &impulse) <= 1e-14);
         assert!(
             (v[1] - Vec3::new(1.0 / 3.0, 0.0, 0.0)).length() < 1e-12,
             "{}",
@@ -445,8 +483,9 @@ mod tests {
             closing: 0.01 / 0.1,
         }];
         let mut impulse = [0.0];
-        let settled = project_cluster(&mut v, &[2.0], &contacts, &mut impulse, (10, 0.0));
-        assert_eq!(settled, Settled::Met);
+        let solved = project_cluster(&mut v, &[2.0], &contacts, &mut impulse, (10, 0.0));
+        assert_eq!(solved.settled, Settled::Met);
+        assert_eq!(residual(&v, &[2.0], &contacts, &impulse), 0.0);
         assert!(
             (v[0] - Vec3::new(0.5, -0.1, 0.0)).length() < 1e-15,
             "{}",
@@ -479,7 +518,7 @@ mod tests {
                 let mut v = start.clone();
                 let mut impulse = vec![0.0; contacts.len()];
                 let tolerance = 1e-9;
-                if project_cluster(&mut v, &w, &contacts, &mut impulse, (4000, tolerance))
+                if project_cluster(&mut v, &w, &contacts, &mut impulse, (4000, tolerance)).settled
                     == Settled::OutOfSweeps
                 {
                     // Rare: contacts that fight each other. Energy still did not rise
@@ -487,6 +526,9 @@ mod tests {
                     return Ok(());
                 }
                 prop_assert!(energy(&v, &w) <= energy(&start, &w) * (1.0 + 1e-12));
+                // Its residual, as reported, within the tolerance met
+                let left = residual(&v, &w, &contacts, &impulse);
+                prop_assert!(left <= tolerance, "residual {left}");
                 // Every contact met, every impulse a push, and only a contact that is met
                 // exactly pushes (Karush-Kuhn-Tucker: the nearest allowed velocities)
                 let scale = start.iter().map(|v| v.length()).fold(1.0, Real::max);

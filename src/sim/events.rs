@@ -58,6 +58,23 @@ pub struct StepStats {
     /// Momentum the [`stopped`](Self::stopped) balls had when they stopped, `Σ m v` (earned,
     /// as for [`energy_stopped`](Self::energy_stopped)), taken out of the world.
     pub momentum_stopped: [Real; 3],
+    /// Islands of balls in contact whose impulses were solved together and kept: resting
+    /// clusters at the step's start (projected twice: what the balls earned, then with the
+    /// step's gravity; each projection counted) and crowds met as one impact.
+    pub contact_solves: u64,
+    /// Sweeps over their contacts, summed over the [`contact_solves`](Self::contact_solves).
+    pub contact_sweeps: u64,
+    /// Largest residual of the [`contact_solves`](Self::contact_solves), in length per time: the
+    /// speed a contact still closes at, a pushing contact parts at, or (with friction) a contact
+    /// slips at within Coulomb's cone, which its own impulse would still take away (the natural
+    /// map's residual). A rough island's solve is kept only within its tolerance, `1e-12` of
+    /// the step's rest speed (`0.5e-12` for resting clusters); a frictionless one stops at 64
+    /// sweeps and leaves what it did not meet to the event loop's resting contacts, so its
+    /// residual may be larger. 0 when nothing was solved.
+    pub contact_residual: Real,
+    /// Rough islands left to the event loop's contacts: their solve did not meet its tolerance
+    /// within its budget of sweeps, or would have raised their energy.
+    pub contact_solves_left: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.
     ///
     /// Measured over the pairs whose queries in the step found them touching or meeting (with a
@@ -82,8 +99,8 @@ impl StepStats {
     /// Fold the stats of a later step into these, for totals over many steps: the counts and
     /// what the stopped balls had ([`energy_stopped`](Self::energy_stopped),
     /// [`momentum_stopped`](Self::momentum_stopped)) add up,
-    /// [`max_penetration`](Self::max_penetration) and [`escaped`](Self::escaped) keep the
-    /// largest, and [`sleeping`](Self::sleeping), the kinetic energy and the momentum take the
+    /// [`max_penetration`](Self::max_penetration), [`escaped`](Self::escaped) and
+    /// [`contact_residual`](Self::contact_residual) keep the largest, and [`sleeping`](Self::sleeping), the kinetic energy and the momentum take the
     /// later step's.
     pub fn add(&mut self, later: &Self) {
         self.collisions += later.collisions;
@@ -95,12 +112,23 @@ impl StepStats {
         self.events_cap_hits += later.events_cap_hits;
         self.stopped += later.stopped;
         self.energy_stopped += later.energy_stopped;
+        self.contact_solves += later.contact_solves;
+        self.contact_sweeps += later.contact_sweeps;
+        self.contact_residual = self.contact_residual.max(later.contact_residual);
+        self.contact_solves_left += later.contact_solves_left;
         self.momentum_stopped = (self.momentum_stopped() + later.momentum_stopped()).to_array();
         self.max_penetration = self.max_penetration.max(later.max_penetration);
         self.escaped = self.escaped.max(later.escaped);
         self.sleeping = later.sleeping;
         self.kinetic_energy = later.kinetic_energy;
         self.momentum = later.momentum;
+    }
+
+    /// Count one solve of contacts together: `sweeps` sweeps, leaving `residual`.
+    pub(crate) fn count_solve(&mut self, sweeps: usize, residual: Real) {
+        self.contact_solves += 1;
+        self.contact_sweeps += sweeps as u64;
+        self.contact_residual = self.contact_residual.max(residual);
     }
 
     /// Count one collision of `kind`.

@@ -65,8 +65,17 @@ fn stands(world: &mut World, balls: &[Entity], up: Vec3, dt: Real, what: &str) -
     let steps = (5.0 / dt).round() as usize;
     for step in 0..steps {
         let (before, scale) = energy(world, gravity);
-        stepper.step(world, dt).unwrap();
+        let stats = stepper.step(world, dt).unwrap().stats;
         let (after, _) = energy(world, gravity);
+        // Solved together from the first step, to the stated tolerance: 1e-12 of the rest
+        // speed (2 |g| dt by default)
+        assert!(step > 0 || stats.contact_solves > 0, "{what}: not solved");
+        let tolerance = 1e-12 * 2.0 * 9.81 * dt;
+        assert!(
+            stats.contact_residual <= tolerance,
+            "{what}, step {step}: residual {:e}",
+            stats.contact_residual
+        );
         assert!(
             after <= before + 1e-12 * scale,
             "{what}, step {step}: energy rose from {before} to {after}"

@@ -70,6 +70,15 @@ pub(crate) fn print_summary(r: &RunReport) {
         taken(totals.energy_stopped),
         totals.sleeping
     );
+    if totals.contact_solves + totals.contact_solves_left > 0 {
+        println!(
+            "  contacts solved together {} ({} sweeps), largest residual speed {:.2e}; {} left to pair-by-pair contacts",
+            count(totals.contact_solves, "time"),
+            totals.contact_sweeps,
+            totals.contact_residual,
+            count(totals.contact_solves_left, "island")
+        );
+    }
     println!(
         "  {:.1} ms of stepping, {:.3} ms per step",
         s.wall_ms,

@@ -13,7 +13,7 @@
 //! cone's edge against the slip. Each local solve minimises the kinetic energy over its own
 //! impulse within its cone.
 
-use super::{Contact, Settled};
+use super::{Contact, Settled, Solved};
 use crate::math::{Real, Vec3};
 
 /// The balls of a rough projection, by place.
@@ -70,7 +70,7 @@ pub(crate) fn project_rough_cluster(
     friction: &[Real],
     impulse: &mut [Vec3],
     (sweeps, tolerance): (usize, Real),
-) -> Settled {
+) -> Solved {
     for (c, &p) in contacts.iter().zip(impulse.iter()) {
         balls.apply(c, p);
     }
@@ -78,34 +78,10 @@ pub(crate) fn project_rough_cluster(
         let mut worst: Real = 0.0;
         let mut meet = |k: usize| {
             let c = &contacts[k];
-            let n = c.normal;
-            let (wa, wb) = (
-                balls.inverse_mass[c.a],
-                c.b.map_or(0.0, |b| balls.inverse_mass[b]),
-            );
-            let kn = wa + wb;
-            let kt = 3.5 * kn;
-            let old = impulse[k];
-            let old_n = old.dot(n);
-            // The contact's velocity without its own impulse
-            let free = balls.slip(c) - n * (kn * old_n) - (old - n * old_n) * kt;
-            let pn = ((-c.closing - free.dot(n)) / kn).max(0.0);
-            let stick = -(free - n * free.dot(n)) / kt;
-            let limit = friction[k] * pn;
-            let pt = if stick.length_squared() <= limit * limit {
-                stick
-            } else {
-                stick * (limit / stick.length())
-            };
-            let new = n * pn + pt;
-            let change = new - old;
-            if change != Vec3::ZERO {
-                let change_n = change.dot(n);
-                let moved = (kn * change_n)
-                    .abs()
-                    .max(kt * (change - n * change_n).length());
+            let (new, moved) = local_solve(balls, c, friction[k], impulse[k]);
+            if new != impulse[k] {
                 worst = worst.max(moved);
-                balls.apply(c, change);
+                balls.apply(c, new - impulse[k]);
                 impulse[k] = new;
             }
         };
@@ -115,10 +91,68 @@ pub(crate) fn project_rough_cluster(
             (0..contacts.len()).rev().for_each(&mut meet);
         }
         if worst <= tolerance {
-            return Settled::Met;
+            return Solved {
+                settled: Settled::Met,
+                sweeps: sweep + 1,
+            };
         }
     }
-    Settled::OutOfSweeps
+    Solved {
+        settled: Settled::OutOfSweeps,
+        sweeps,
+    }
+}
+
+/// Return how far `balls` and `impulse` are from a solution of the rough projection on
+/// `contacts`, as a speed: the largest change of a contact's relative velocity that its own
+/// local solve would still make (the natural map's residual of Signorini's condition and
+/// Coulomb's cone, in the contact's own metric). Zero exactly at a solution.
+pub(crate) fn rough_residual(
+    balls: &RoughBalls<'_>,
+    contacts: &[Contact],
+    friction: &[Real],
+    impulse: &[Vec3],
+) -> Real {
+    contacts
+        .iter()
+        .zip(friction.iter().zip(impulse))
+        .map(|(c, (&mu, &p))| local_solve(balls, c, mu, p).1)
+        .fold(0.0, Real::max)
+}
+
+/// Solve contact `c` (friction `mu`, impulse now `old`) alone, the others held: its new
+/// impulse, and the largest change of its relative velocity that makes (along the normal or
+/// across it).
+#[inline]
+fn local_solve(balls: &RoughBalls<'_>, c: &Contact, mu: Real, old: Vec3) -> (Vec3, Real) {
+    let n = c.normal;
+    let (wa, wb) = (
+        balls.inverse_mass[c.a],
+        c.b.map_or(0.0, |b| balls.inverse_mass[b]),
+    );
+    let kn = wa + wb;
+    let kt = 3.5 * kn;
+    let old_n = old.dot(n);
+    // The contact's velocity without its own impulse
+    let free = balls.slip(c) - n * (kn * old_n) - (old - n * old_n) * kt;
+    let pn = ((-c.closing - free.dot(n)) / kn).max(0.0);
+    let stick = -(free - n * free.dot(n)) / kt;
+    let limit = mu * pn;
+    let pt = if stick.length_squared() <= limit * limit {
+        stick
+    } else {
+        stick * (limit / stick.length())
+    };
+    let new = n * pn + pt;
+    let change = new - old;
+    if change == Vec3::ZERO {
+        return (new, 0.0);
+    }
+    let change_n = change.dot(n);
+    let moved = (kn * change_n)
+        .abs()
+        .max(kt * (change - n * change_n).length());
+    (new, moved)
 }
 
 #[cfg(test)]
@@ -143,9 +177,10 @@ mod tests {
             inverse_mass: &[1.0],
             radius: &[1.0],
         };
-        let settled =
-            project_rough_cluster(&mut balls, &contacts, &[mu], &mut impulse, (64, 1e-14));
-        assert_eq!(settled, Settled::Met);
+        let solved = project_rough_cluster(&mut balls, &contacts, &[mu], &mut impulse, (64, 1e-14));
+        assert_eq!(solved.settled, Settled::Met);
+        let left = rough_residual(&balls, &contacts, &[mu], &impulse);
+        assert!(left <= 1e-14, "residual {left}");
         (velocity[0], spin[0], impulse[0])
     }
 

@@ -8,7 +8,9 @@ use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
-use crate::sim::cluster::{Contact, RoughBalls, Settled, project_cluster, project_rough_cluster};
+use crate::sim::cluster::{
+    Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
+};
 use crate::sim::components::combine_friction;
 use crate::sim::sleep::{find, union};
 use crate::toi::ToiStrategy;
@@ -365,13 +367,20 @@ impl Stepper {
                         } else {
                             &mut c.earned
                         };
-                        project_cluster(velocity, &c.inverse_mass, contacts, impulse, settle);
+                        let solved =
+                            project_cluster(velocity, &c.inverse_mass, contacts, impulse, settle);
+                        let left = residual(velocity, &c.inverse_mass, contacts, impulse);
+                        self.report.stats.count_solve(solved.sweeps, left);
                     }
                     Solve::Rough => {
                         let fall = with_gravity.then_some(fall);
                         let sweeps = (ROUGH_SOLVES / (to - from)).max(ROUGH_SWEEPS);
-                        if !project_rough_island(c, (from, to), fall, dt, (sweeps, rough)) {
-                            c.islands[x].2 = Solve::Left;
+                        match project_rough_island(c, (from, to), fall, dt, (sweeps, rough)) {
+                            Some((sweeps, left)) => self.report.stats.count_solve(sweeps, left),
+                            None => {
+                                c.islands[x].2 = Solve::Left;
+                                self.report.stats.contact_solves_left += 1;
+                            }
                         }
                     }
                     Solve::Left => {}
@@ -450,7 +459,7 @@ fn project_rough_island(
     fall: Option<Vec3>,
     dt: Real,
     settle: (usize, Real),
-) -> bool {
+) -> Option<(usize, Real)> {
     c.members.clear();
     for k in &c.contacts[from..to] {
         c.members.push(k.a);
@@ -486,7 +495,7 @@ fn project_rough_island(
     };
     let (contacts, friction) = (&c.contacts[from..to], &c.friction[from..to]);
     let impulse = &mut c.rough_impulse[from..to];
-    let settled = project_rough_cluster(&mut balls, contacts, friction, impulse, settle);
+    let solved = project_rough_cluster(&mut balls, contacts, friction, impulse, settle);
     // A ball that no contact pushes keeps its parabola, and its energy: only those that go
     // straight count
     let mut after = 0.0;
@@ -498,7 +507,12 @@ fn project_rough_island(
             energy(p, v, w) - gravity.dot(v) * dt / c.inverse_mass[p]
         };
     }
-    let kept = settled == Settled::Met && after <= before + 1e-12 * scale;
+    // Settled, within twice the tolerance of a sweep's changes (the residual is the event
+    // loop's threshold of no approach), and no energy gained
+    let left = rough_residual(&balls, contacts, friction, impulse);
+    let kept =
+        solved.settled == Settled::Met && left <= 2.0 * settle.1 && after <= before + 1e-12 * scale;
+    let outcome = kept.then_some((solved.sweeps, left));
     if kept {
         for (k, p) in (from..to).zip(impulse.iter()) {
             c.impulse[k] = p.dot(c.contacts[k].normal);
@@ -511,5 +525,5 @@ fn project_rough_island(
         impulse.fill(Vec3::ZERO);
     }
     c.before = start;
-    kept
+    outcome
 }

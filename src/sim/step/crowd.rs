@@ -21,7 +21,7 @@ use super::{Step, Stepper};
 use crate::geometry::Shape;
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::Other;
-use crate::sim::cluster::{Contact, Settled, project_cluster};
+use crate::sim::cluster::{Contact, Settled, project_cluster, residual};
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::toi::ToiStrategy;
 
@@ -162,7 +162,7 @@ impl Stepper {
 
     /// Project the crowd's velocities on its contacts; false where the sweeps ran out (the
     /// impact is then met pair by pair).
-    fn project_crowd(&self, c: &mut Crowd) -> bool {
+    fn project_crowd(&mut self, c: &mut Crowd) -> bool {
         let balls = &self.balls;
         c.velocity.clear();
         c.velocity.extend(
@@ -180,13 +180,19 @@ impl Stepper {
         c.impulse.resize(c.contacts.len(), 0.0);
         let speed = c.velocity.iter().map(|v| v.length()).fold(0.0, Real::max);
         let settle = (SWEEPS, TOLERANCE * speed);
-        project_cluster(
+        let solved = project_cluster(
             &mut c.velocity,
             &c.inverse_mass,
             &c.contacts,
             &mut c.impulse,
             settle,
-        ) == Settled::Met
+        );
+        if solved.settled != Settled::Met {
+            return false;
+        }
+        let left = residual(&c.velocity, &c.inverse_mass, &c.contacts, &c.impulse);
+        self.report.stats.count_solve(solved.sweeps, left);
+        true
     }
 
     /// Give the crowd's balls their projected velocities from `now`, report each contact that
