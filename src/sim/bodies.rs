@@ -245,7 +245,7 @@ pub(super) struct Balls {
     /// before the last one are stale. Apart from the bodies so that the broad phase filters
     /// without touching them.
     pub counter: Vec<u32>,
-    /// Collisions and stops in this step (the TC rule counts them).
+    /// Collisions and stops in this step (a collapse is told by them: `ELASTIC_AFTER`).
     pub hits: Vec<u32>,
     /// Sleep state: clocks, islands, what woke.
     pub rest: Vec<Rest>,
@@ -405,6 +405,19 @@ impl Balls {
             self.material[i].spin += turned;
         }
         b.path.restart(now);
+    }
+
+    /// Return ball `i`'s spin at `now`: a ball moving on a surface turns its spin on.
+    #[inline]
+    pub fn spin_at(&self, i: usize, now: Real) -> Vec3 {
+        let material = &self.material[i];
+        match material.surface {
+            OnSurface::Moving(k) => {
+                let since = now - self.body[i].path.time;
+                material.spin + self.surfaces[k as usize].spin_rate * since
+            }
+            _ => material.spin,
+        }
     }
 
     /// True when ball `i` moves on a surface in closed form.

@@ -226,3 +226,141 @@ fn balls_placed_overlapping_in_a_crowd_are_pushed_apart_not_passed_through() {
         "{x:?}"
     );
 }
+
+#[test]
+fn the_squeeze_ends_at_rest_with_friction_under_gravity_on_a_floor_and_at_any_restitution() {
+    // The squeeze (30, 0.03, 30 at -0.5, 0, 0.5 closing at 100): no momentum along
+    // the line, so all end at rest, the kinetic energy relative to the centre of mass at most
+    // 1e-3 of its start, whatever friction (0.5: one impact with Coulomb's cone and the
+    // spins), gravity (in flight, or sliding and rolling on a floor of restitution 0) or
+    // restitution (0.3 and 0.7: the light ball collides back and forth, ever faster, until it
+    // takes the collapse's limit, one perfectly inelastic impact of all three). Pair by pair
+    // with the TC rule the heavy balls left at 84 to 94. Nothing overlaps; energy never rises
+    for floor in [false, true] {
+        for (friction, restitution, gravity) in [
+            (0.0, 0.0, Vec3::ZERO),
+            (0.5, 0.0, Vec3::ZERO),
+            (0.0, 0.3, Vec3::ZERO),
+            (0.0, 0.0, v3(0.0, -9.81, 0.0)),
+            (0.5, 0.0, v3(0.0, -9.81, 0.0)),
+            (0.0, 0.7, v3(0.0, -9.81, 0.0)),
+            (0.5, 0.3, v3(0.0, -9.81, 0.0)),
+        ] {
+            if floor && gravity == Vec3::ZERO {
+                continue;
+            }
+            let what = format!(
+                "friction {friction}, restitution {restitution}, gravity {gravity}, floor {floor}"
+            );
+            let mut world = World::new();
+            if floor {
+                world.spawn((
+                    Plane::new(v3(0.0, -0.1, 0.0), Vec3::Y).unwrap(),
+                    toibox::sim::Restitution(0.0),
+                    toibox::sim::Friction(friction),
+                ));
+            }
+            let balls: Vec<(Entity, Real)> =
+                [(-0.5, 100.0, 30.0), (0.0, 0.0, 0.03), (0.5, -100.0, 30.0)]
+                    .iter()
+                    .map(|&(x, speed, mass)| {
+                        let ball = BallDef::new(v3(x, 0.0, 0.0), 0.1)
+                            .velocity(v3(speed, 0.0, 0.0))
+                            .mass(mass)
+                            .restitution(restitution)
+                            .friction(friction)
+                            .spawn(&mut world);
+                        (ball, mass)
+                    })
+                    .collect();
+            let along = |world: &World| {
+                let (e, _) = relative_energy(world, &balls);
+                // Along the line only: under gravity the centre of mass falls
+                e - balls
+                    .iter()
+                    .map(|&(b, m)| 0.5 * m * velocity(world, b).y.powi(2))
+                    .sum::<Real>()
+            };
+            let start = along(&world);
+            let mut stepper = Stepper::new(toibox::StepConfig {
+                gravity,
+                ..no_gravity()
+            });
+            let (mut last, scale) = crate::common::energy(&world, gravity);
+            for step in 0..60 {
+                let report = stepper.step(&mut world, 1.0 / 60.0).unwrap();
+                assert!(report.stats.max_penetration <= 1e-9, "{what}, step {step}");
+                let (now, _) = crate::common::energy(&world, gravity);
+                assert!(
+                    now <= last + 1e-12 * scale,
+                    "{what}, step {step}: {last} -> {now}"
+                );
+                last = now;
+            }
+            let end = along(&world);
+            assert!(end <= 1e-3 * start, "{what}: {end} of {start} left");
+            for &(b, _) in &balls {
+                let v = velocity(&world, b);
+                assert!(v.x.abs() <= 1e-3, "{what}: a ball moves at {v}");
+            }
+        }
+    }
+}
+
+#[test]
+fn random_rough_crowds_under_gravity_never_gain_energy_nor_overlap() {
+    // Ten balls of masses 0.01 to 100 and radii 0.05 to 0.15 thrown together at up to 20 in a
+    // box of walls of restitution 0, under gravity, with friction 0.5 and restitution 0 or 0.5
+    // everywhere: the energy (kinetic, spin and gravity's) never rises, nothing ends inside
+    // anything or outside the box
+    for seed in 0..16 {
+        let mut rng = Pcg64::seed_from_u64(seed + 78_000);
+        let restitution = if seed % 2 == 0 { 0.0 } else { 0.5 };
+        let gravity = v3(0.0, -9.81, 0.0);
+        let mut world = World::new();
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            for side in [-1.0, 1.0] {
+                world.spawn((
+                    Plane::new(axis * side * 0.5, -axis * side).unwrap(),
+                    toibox::sim::Restitution(0.0),
+                    toibox::sim::Friction(0.5),
+                ));
+            }
+        }
+        let mut placed: Vec<(Vec3, Real)> = Vec::new();
+        while placed.len() < 10 {
+            let r = rng.random_range(0.05..0.15);
+            let p = random_vector(&mut rng, 0.5 - r);
+            if placed.iter().all(|&(q, s)| q.distance(p) > r + s) {
+                placed.push((p, r));
+            }
+        }
+        for &(p, r) in &placed {
+            BallDef::new(p, r)
+                .velocity(-p.normalize() * rng.random_range(0.0..20.0))
+                .mass(10.0_f64.powf(rng.random_range(-2.0..2.0)))
+                .restitution(restitution)
+                .friction(0.5)
+                .spawn(&mut world);
+        }
+        let mut stepper = Stepper::new(toibox::StepConfig {
+            gravity,
+            ..no_gravity()
+        });
+        let (mut last, scale) = crate::common::energy(&world, gravity);
+        for step in 0..120 {
+            let report = stepper.step(&mut world, 1.0 / 60.0).unwrap();
+            let (now, _) = crate::common::energy(&world, gravity);
+            assert!(
+                now <= last + 1e-12 * scale,
+                "seed {seed}, step {step}: {last} -> {now}"
+            );
+            assert!(
+                report.stats.max_penetration <= 1e-9,
+                "seed {seed}, step {step}"
+            );
+            assert_eq!(report.stats.escaped, 0, "seed {seed}, step {step}");
+            last = now;
+        }
+    }
+}

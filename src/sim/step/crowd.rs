@@ -12,16 +12,25 @@
 //! common velocity). Newton's cradle is elastic, so it never comes here: its impacts run pair
 //! by pair and it keeps one ball in, one ball out.
 //!
-//! Built for worlds without gravity and frictionless contacts so far: under gravity the resting
-//! contacts of the event loop (kicks, owed gravity, supports) meet crowds, and a contact with
-//! friction rubs pair by pair; both wait for the contact solve planned in ARCHITECTURE.md.
+//! Under gravity a ball of a crowd must owe nothing: every velocity it has is earned (in flight
+//! on its parabola, going straight after a kick its supports took whole, or moving on a
+//! surface in closed form, which it then leaves); an impact at one instant is exact whatever
+//! the paths before and after. Contacts with friction are solved with Coulomb's cone
+//! and the spins (see `cluster::project_rough_cluster`), started from the frictionless answer.
+//!
+//! The same one impact ends an inelastic collapse: a ball past [`ELASTIC_AFTER`] changes of
+//! course in a step collides perfectly inelastically, the limit of the collapse (its relative
+//! speeds go to zero; McNamara and Young 1994), with the crowd touching it. This replaces the
+//! TC rule, which collided such a ball elastically.
 
 use super::predict::Asking;
 use super::{Step, Stepper};
 use crate::geometry::Shape;
-use crate::math::{Real, Vec3};
+use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::calendar::Other;
-use crate::sim::cluster::{Contact, Settled, project_cluster, residual};
+use crate::sim::cluster::{
+    Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
+};
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::toi::ToiStrategy;
 
@@ -31,7 +40,7 @@ const TOUCH: Real = 1e-9;
 /// Balls in a crowd at most; a larger one is met pair by pair.
 const MAX_CROWD: usize = 64;
 
-/// Sweeps of the projection at most.
+/// Sweeps of the projection at most (and of its friction, after it).
 const SWEEPS: usize = 4096;
 
 /// What a projection may leave closing or parting, relative to the crowd's fastest speed: the
@@ -43,31 +52,38 @@ const TOLERANCE: Real = 1e-9;
 #[derive(Debug, Default)]
 pub(super) struct Crowd {
     balls: Vec<u32>,
+    /// Per ball: its velocity and spin at the impact, then after it; inverse mass, radius.
+    before: Vec<(Vec3, Vec3)>,
     velocity: Vec<Vec3>,
+    spin: Vec<Vec3>,
     inverse_mass: Vec<Real>,
+    radius: Vec<Real>,
     contacts: Vec<Contact>,
     others: Vec<Other>,
+    /// Per contact: its friction, its normal impulse, and its impulse with friction.
+    friction: Vec<Real>,
     impulse: Vec<Real>,
+    rough_impulse: Vec<Vec3>,
     found: Vec<Other>,
-    /// The balls whose velocity the impact changed.
+    /// The balls whose velocity or spin the impact changed.
     changed: Vec<u32>,
 }
 
 impl Stepper {
-    /// Resolve the inelastic impact of balls `i` and `j` at `now` as one impact of the crowd
-    /// touching them; false (nothing changed) where it is not such a crowd: gravity, a contact
-    /// with friction or restitution, or no ball but the pair.
+    /// Resolve the impact of balls `i` and `j` at `now` as one perfectly inelastic impact of
+    /// the crowd touching them; false (nothing changed) where it is not such a crowd: a ball
+    /// not in free flight, a contact of restitution above 0 (below 1 where `collapsing`), or no
+    /// ball but the pair.
     pub(super) fn resolve_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
         (i, j): (usize, usize),
         now: Real,
+        collapsing: bool,
     ) -> bool {
-        if self.config.gravity != Vec3::ZERO {
-            return false;
-        }
         let mut c = std::mem::take(&mut self.scratch.crowd);
-        let found = self.find_crowd(&mut c, (i, j), now) && self.project_crowd(&mut c);
+        let found =
+            self.find_crowd(&mut c, (i, j), now, collapsing) && self.project_crowd(&mut c, now);
         if found {
             self.apply_crowd(step, &mut c, now);
         }
@@ -75,11 +91,25 @@ impl Stepper {
         found
     }
 
+    /// True when ball `k` may be in a crowd: awake, owing no velocity or spin paid in advance
+    /// (all it has is earned: in flight on its parabola, going straight after a kick that its
+    /// supports took whole, or moving on a surface in closed form).
+    fn joins(&self, k: usize) -> bool {
+        let m = &self.balls.material[k];
+        !self.balls.rest[k].asleep() && m.owed == Vec3::ZERO && m.owed_spin == Vec3::ZERO
+    }
+
     /// Gather the balls touching `i` and `j` at `now`, and those touching them, with the
     /// contacts among them and with statics; false where the pair overlaps beyond a touch, a
-    /// contact has friction or restitution, the crowd is the pair alone, or it grows past
-    /// [`MAX_CROWD`].
-    fn find_crowd(&mut self, c: &mut Crowd, (i, j): (usize, usize), now: Real) -> bool {
+    /// ball is not in free flight, a contact has a restitution (at or above 1 where
+    /// `collapsing`), the crowd is the pair alone, or it grows past [`MAX_CROWD`].
+    fn find_crowd(
+        &mut self,
+        c: &mut Crowd,
+        (i, j): (usize, usize),
+        now: Real,
+        collapsing: bool,
+    ) -> bool {
         // The pair itself must touch (balls placed overlapping are pushed apart pair by pair)
         let (a, b) = (self.balls.ball_at(i, now), self.balls.ball_at(j, now));
         if a.proximity(&b).distance.abs() > TOUCH * (a.radius + b.radius) {
@@ -88,12 +118,17 @@ impl Stepper {
         c.balls.clear();
         c.contacts.clear();
         c.others.clear();
+        c.friction.clear();
         c.balls.extend([i as u32, j as u32]);
         let place = |balls: &[u32], k: usize| balls.iter().position(|&b| b as usize == k);
+        let inelastic = |e: Real| if collapsing { e < 1.0 } else { e == 0.0 };
         let mut next = 0;
         while next < c.balls.len() {
             let k = c.balls[next] as usize;
             next += 1;
+            if !self.joins(k) {
+                return false;
+            }
             self.candidates(k, &mut c.found);
             // A ball listed in more than one grid is found more than once
             c.found.sort_unstable();
@@ -126,18 +161,12 @@ impl Stepper {
                     continue;
                 }
                 let material = &self.balls.material[k];
-                if combine_friction(material.friction, rough) != 0.0
-                    || combine_restitution(material.restitution, restitution) != 0.0
-                    || self.balls.rest[k].asleep()
-                {
+                if !inelastic(combine_restitution(material.restitution, restitution)) {
                     return false;
                 }
                 let b = match other {
                     Other::Ball(m) => {
                         let m = m as usize;
-                        if self.balls.rest[m].asleep() {
-                            return false;
-                        }
                         Some(place(&c.balls, m).unwrap_or_else(|| {
                             c.balls.push(m as u32);
                             c.balls.len() - 1
@@ -152,6 +181,7 @@ impl Stepper {
                     closing: 0.0,
                 });
                 c.others.push(other);
+                c.friction.push(combine_friction(material.friction, rough));
             }
             if c.balls.len() > MAX_CROWD {
                 return false;
@@ -160,22 +190,29 @@ impl Stepper {
         c.balls.len() > 2 || c.contacts.len() > 1
     }
 
-    /// Project the crowd's velocities on its contacts; false where the sweeps ran out (the
-    /// impact is then met pair by pair).
-    fn project_crowd(&mut self, c: &mut Crowd) -> bool {
+    /// Project the crowd's velocities at `now` on its contacts, and with friction its spins
+    /// too; false where the sweeps ran out or friction would raise the energy (the impact is
+    /// then met pair by pair).
+    fn project_crowd(&mut self, c: &mut Crowd, now: Real) -> bool {
         let balls = &self.balls;
+        c.before.clear();
+        c.before.extend(c.balls.iter().map(|&k| {
+            let k = k as usize;
+            (balls.body[k].path.velocity_at(now), balls.spin_at(k, now))
+        }));
         c.velocity.clear();
-        c.velocity.extend(
-            c.balls
-                .iter()
-                .map(|&k| balls.body[k as usize].path.velocity),
-        );
+        c.velocity.extend(c.before.iter().map(|b| b.0));
+        c.spin.clear();
+        c.spin.extend(c.before.iter().map(|b| b.1));
         c.inverse_mass.clear();
         c.inverse_mass.extend(
             c.balls
                 .iter()
                 .map(|&k| balls.material[k as usize].inverse_mass),
         );
+        c.radius.clear();
+        c.radius
+            .extend(c.balls.iter().map(|&k| balls.body[k as usize].radius));
         c.impulse.clear();
         c.impulse.resize(c.contacts.len(), 0.0);
         let speed = c.velocity.iter().map(|v| v.length()).fold(0.0, Real::max);
@@ -190,13 +227,68 @@ impl Stepper {
         if solved.settled != Settled::Met {
             return false;
         }
+        if c.friction.iter().any(|&mu| mu > 0.0) {
+            return self.project_crowd_rough(c, settle);
+        }
         let left = residual(&c.velocity, &c.inverse_mass, &c.contacts, &c.impulse);
         self.report.stats.count_solve(solved.sweeps, left);
         true
     }
 
-    /// Give the crowd's balls their projected velocities from `now`, report each contact that
-    /// pushes, and predict the balls again.
+    /// Solve the crowd's impact again with Coulomb's friction and the spins, from its
+    /// frictionless impulses; false where it does not settle or the energy would rise.
+    fn project_crowd_rough(&mut self, c: &mut Crowd, settle: (usize, Real)) -> bool {
+        c.rough_impulse.clear();
+        c.rough_impulse.extend(
+            c.contacts
+                .iter()
+                .zip(&c.impulse)
+                .map(|(k, &p)| k.normal * p),
+        );
+        for (k, b) in c.before.iter().enumerate() {
+            (c.velocity[k], c.spin[k]) = *b;
+        }
+        let mut balls = RoughBalls {
+            velocity: &mut c.velocity,
+            spin: &mut c.spin,
+            inverse_mass: &c.inverse_mass,
+            radius: &c.radius,
+        };
+        let solved = project_rough_cluster(
+            &mut balls,
+            &c.contacts,
+            &c.friction,
+            &mut c.rough_impulse,
+            settle,
+        );
+        let left = rough_residual(&balls, &c.contacts, &c.friction, &c.rough_impulse);
+        let energy = |k: usize, (v, w): (Vec3, Vec3)| {
+            let m = c.inverse_mass[k].recip();
+            0.5 * m * v.length_squared() + spin_energy(m, c.radius[k], w)
+        };
+        let (mut before, mut after) = (0.0, 0.0);
+        for (k, &b) in c.before.iter().enumerate() {
+            before += energy(k, b);
+            after += energy(k, (c.velocity[k], c.spin[k]));
+        }
+        let kept = solved.settled == Settled::Met
+            && left <= 2.0 * settle.1
+            && after <= before * (1.0 + 1e-12);
+        if kept {
+            for (p, (k, q)) in c
+                .impulse
+                .iter_mut()
+                .zip(c.contacts.iter().zip(&c.rough_impulse))
+            {
+                *p = q.dot(k.normal);
+            }
+            self.report.stats.count_solve(solved.sweeps, left);
+        }
+        kept
+    }
+
+    /// Give the crowd's balls their projected velocities and spins from `now`, report each
+    /// contact that pushes, and predict the balls again.
     fn apply_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
@@ -215,11 +307,13 @@ impl Stepper {
         for (k, &ball) in c.balls.iter().enumerate() {
             let b = ball as usize;
             // Unpushed: its path goes on
-            if c.velocity[k] == self.balls.body[b].path.velocity {
+            if (c.velocity[k], c.spin[k]) == c.before[k] {
                 continue;
             }
             self.balls.advance(b, now);
+            self.balls.leave_surface(b, self.config.gravity);
             self.balls.body[b].path.velocity = c.velocity[k];
+            self.balls.material[b].spin = c.spin[k];
             self.balls.bump(b);
             c.changed.push(ball);
         }

@@ -43,8 +43,10 @@ struct Meeting {
 /// How a meeting closes: its restitution, the rest speed it is held to, and whether it is a
 /// resting contact.
 struct Closing {
-    /// The restitution of the impact (1 for a busy ball).
+    /// The restitution of the impact (0 in a collapse).
     e: Real,
+    /// A ball of it is in an inelastic collapse (see [`ELASTIC_AFTER`]).
+    collapsing: bool,
     /// The rest speed of this contact.
     rest_speed: Real,
     /// A resting contact.
@@ -65,6 +67,7 @@ impl Stepper {
         let (other_ball, on_static) = (m.other_ball, m.on_static);
         let Some(Closing {
             e,
+            collapsing,
             rest_speed,
             rests,
         }) = self.closing_of(step, &m, now)
@@ -76,10 +79,13 @@ impl Stepper {
         if let Some(j) = other_ball
             && e == 0.0
             && !rests
-            && self.resolve_crowd(step, (i, j), now)
+            && self.resolve_crowd(step, (i, j), now, collapsing)
         {
             return true;
         }
+        // A collapse no crowd takes (a ball held by a resting contact, or apart by more than a
+        // touch): the TC rule bounds it, elastic (Luding and McNamara 1998)
+        let e = if collapsing { 1.0 } else { e };
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
         // can, from `now` (where paths hold, its path restarts then)
         let restarted = keeps && rests && on_static.is_some();
@@ -195,15 +201,13 @@ impl Stepper {
     ) -> Option<Closing> {
         let (i, other_ball, on_static) = (m.i, m.other_ball, m.on_static);
         let (me, other, restitution) = (&m.me, &m.other, m.restitution);
-        // A ball busy beyond ELASTIC_AFTER collisions in this step collides elastically for the
-        // rest of it (the TC model; resting contacts stay inelastic): squeezed, it would collide
-        // without end
+        // A ball busy beyond ELASTIC_AFTER collisions in this step, with a restitution below
+        // 1, is in an inelastic collapse: its impacts take the collapse's limit, perfectly
+        // inelastic (with the crowd touching it)
         let busy = |k: usize| self.balls.hits[k] >= ELASTIC_AFTER;
-        let e = if busy(i) || other_ball.is_some_and(busy) {
-            1.0
-        } else {
-            combine_restitution(self.balls.material[i].restitution, restitution)
-        };
+        let combined = combine_restitution(self.balls.material[i].restitution, restitution);
+        let collapsing = combined < 1.0 && (busy(i) || other_ball.is_some_and(busy));
+        let e = if collapsing { 0.0 } else { combined };
         // Closing, or pressed in by gravity; slower than the rest speed, a resting contact
         let n = m.proximity.normal;
         let theirs = other_ball.map_or((Vec3::ZERO, Vec3::ZERO), |j| {
@@ -219,15 +223,11 @@ impl Stepper {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
             _ => step.rest_speed,
         };
-        let series = bounces_end_within(
-            approach,
-            combine_restitution(self.balls.material[i].restitution, restitution),
-            pressing,
-            step.t1 - now,
-        );
+        let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
         let rests = approach == 0.0 || approach < rest_speed || series;
         Some(Closing {
             e,
+            collapsing,
             rest_speed,
             rests,
         })
