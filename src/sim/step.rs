@@ -536,9 +536,14 @@ impl Stepper {
             let turning = body.radius * balls.material[i].spin.length();
             let speed = (end.distance(balls.start[i]) / dt).max(turning);
             // On a surface its motion, exact, says whether it stands: rolling or sliding, or
-            // pulled down a slope, it is not still however long the step
+            // pulled down a slope, it is not still however long the step; nor is a ball that
+            // ends it in flight, which nothing holds against its acceleration
             let path = &body.path;
+            let flies = path.acceleration != Vec3::ZERO
+                && !balls.on_surface(i)
+                && !balls.material[i].kicked;
             let stands = !balls.material[i].unbalanced
+                && !flies
                 && (!balls.on_surface(i)
                     || (path.velocity_at(t_end) == Vec3::ZERO && path.acceleration == Vec3::ZERO));
             let speed = if stands { speed } else { Real::INFINITY };

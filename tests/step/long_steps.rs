@@ -255,3 +255,63 @@ fn a_rest_speed_set_by_the_caller_or_the_scene_is_honoured() {
     assert!((config.rest_speed_for(0.5) - 9.81).abs() < 1e-12);
     assert_eq!(config.rest_speed_for(0.5), 2.0 * 9.81 * 0.5);
 }
+
+#[test]
+fn a_ball_that_hits_a_wall_falls_on_at_any_step_length() {
+    // A ball of radius 0.1 at height 10 thrown at 5 against a wall (a plane, a cylinder's side
+    // or a standing plate) 1 away, under gravity along the wall: whatever the impact does
+    // across the wall, along it the ball falls freely, y = 10 - g t² / 2, vy = -g t, and it
+    // never sleeps in the air. At dt 0.5 it used to stop at the wall and sleep there, hanging
+    // (a step's drift under |g| dt made it "still")
+    let g = 9.81;
+    for dt in [1.0 / 60.0, 0.1, 0.5, 2.0_f64] {
+        for wall in ["plane", "cylinder", "plate"] {
+            let mut world = World::new();
+            let restitution = toibox::sim::Restitution(0.7);
+            match wall {
+                "plane" => {
+                    world.spawn((
+                        Plane::new(v3(1.0, 0.0, 0.0), -Vec3::X).unwrap(),
+                        restitution,
+                    ));
+                }
+                "cylinder" => {
+                    let post =
+                        toibox::CappedCylinder::new(v3(2.0, -100.0, 0.0), v3(2.0, 100.0, 0.0), 1.0);
+                    world.spawn((Cylinder::from(post.unwrap()), restitution));
+                }
+                _ => {
+                    let plate = toibox::ConvexPolygon::new(vec![
+                        v3(1.0, -100.0, -5.0),
+                        v3(1.0, -100.0, 5.0),
+                        v3(1.0, 100.0, 5.0),
+                        v3(1.0, 100.0, -5.0),
+                    ]);
+                    world.spawn((plate.unwrap(), restitution));
+                }
+            }
+            let ball = BallDef::new(v3(0.0, 10.0, 0.0), 0.1)
+                .velocity(v3(5.0, 0.0, 0.0))
+                .restitution(0.7)
+                .spawn(&mut world);
+            let mut stepper = Stepper::new(StepConfig::default());
+            let steps = (4.0 / dt).round() as usize;
+            for step in 1..=steps {
+                stepper.step(&mut world, dt).unwrap();
+                let t = step as Real * dt;
+                let what = format!("{wall}, dt {dt}, t {t}");
+                let (p, v) = (position(&world, ball), velocity(&world, ball));
+                assert!(
+                    (p.y - (10.0 - 0.5 * g * t * t)).abs() <= WORKED * (1.0 + g * t * t),
+                    "{what}: at {p}"
+                );
+                assert!(
+                    (v.y + g * t).abs() <= WORKED * (1.0 + g * t),
+                    "{what}: going {v}"
+                );
+                assert!(p.x <= 0.9 + 1e-9, "{what}: through the wall at {p}");
+                assert!(!asleep(&world, ball), "{what}: asleep in the air");
+            }
+        }
+    }
+}

@@ -40,6 +40,10 @@ struct Meeting {
     friction: Real,
 }
 
+/// Hops, relative to the radii, within the rounding of positions: an impact whose bounce rises
+/// no higher rests.
+const HOP: Real = 1e-12;
+
 /// How a meeting closes: its restitution, the rest speed it is held to, and whether it is a
 /// resting contact.
 struct Closing {
@@ -224,7 +228,12 @@ impl Stepper {
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
-        let rests = approach == 0.0 || approach < rest_speed || series;
+        // A hop no higher than the rounding of positions is none (an elastic ball pressed into
+        // a wall would hop there without end, ever more often)
+        let reach =
+            self.balls.body[i].radius + other_ball.map_or(0.0, |j| self.balls.body[j].radius);
+        let unseen = pressing > 0.0 && approach * approach <= 2.0 * pressing * HOP * reach;
+        let rests = approach == 0.0 || approach < rest_speed || series || unseen;
         Some(Closing {
             e,
             collapsing,
