@@ -303,6 +303,47 @@ fn a_contact_at_the_end_of_a_kept_step_is_met_alike() {
     }
 }
 
+/// Crowds met as one impact, on a rough floor under gravity and in flight, and a collapse taken
+/// at its limit: a new stepper at every step gives the bits of a running one.
+#[test]
+fn crowds_and_collapses_are_met_alike_by_a_new_stepper() {
+    for (floor, restitution, friction) in [(true, 0.0, 0.5), (false, 0.0, 0.3), (true, 0.5, 0.0)] {
+        let world = || {
+            let mut world = World::new();
+            if floor {
+                world.spawn((
+                    Plane::new(Vec3::new(0.0, -0.1, 0.0), Vec3::Y).unwrap(),
+                    toibox::sim::Friction(friction),
+                    toibox::sim::Restitution(0.0),
+                ));
+            }
+            for (x, speed, mass) in [(-0.5, 100.0, 30.0), (0.0, 0.0, 0.03), (0.5, -100.0, 30.0)] {
+                BallDef::new(Vec3::new(x, 0.0, 0.0), 0.1)
+                    .velocity(Vec3::new(speed, 0.0, 0.0))
+                    .mass(mass)
+                    .restitution(restitution)
+                    .friction(friction)
+                    .spawn(&mut world);
+            }
+            world
+        };
+        let config = StepConfig {
+            sleep: None,
+            ..StepConfig::default()
+        };
+        let (mut kept, mut fresh) = (world(), world());
+        let mut stepper = Stepper::new(config.clone());
+        for step in 1..=30 {
+            stepper.step(&mut kept, 1.0 / 60.0).unwrap();
+            Stepper::new(config.clone())
+                .step(&mut fresh, 1.0 / 60.0)
+                .unwrap();
+            let what = format!("floor {floor}, restitution {restitution}, step {step}");
+            assert_eq!(bits_and_spins(&kept), bits_and_spins(&fresh), "{what}");
+        }
+    }
+}
+
 /// A new mass or restitution between steps leaves a ball's path as it was, for a running
 /// stepper as for a new one: both give the same bits, with and without gravity, and the paths
 /// keep holding.
