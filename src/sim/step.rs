@@ -119,6 +119,9 @@ use crate::toi::ToiStrategy;
 /// the rest speed) are inelastic whatever the count: they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
 
+/// Lengths, relative to a ball's radius, within the rounding of positions.
+const ROUNDING: Real = 1e-12;
+
 /// Steps of an epoch of the paths' clock at most: past `EPOCH_STEPS · dt` every path starts anew
 /// where its ball is, at time 0, so that the clock's rounding stays within a few dozen times that
 /// of a single step's times.
@@ -542,10 +545,12 @@ impl Stepper {
             let flies = path.acceleration != Vec3::ZERO
                 && !balls.on_surface(i)
                 && !balls.material[i].kicked;
+            // (a roll of a step within the rounding of positions is none: a ball left rolling at
+            // 1e-16 by the rounding of a solve stands)
+            let rolls = path.velocity_at(t_end).length() * dt > ROUNDING * body.radius;
             let stands = !balls.material[i].unbalanced
                 && !flies
-                && (!balls.on_surface(i)
-                    || (path.velocity_at(t_end) == Vec3::ZERO && path.acceleration == Vec3::ZERO));
+                && (!balls.on_surface(i) || (!rolls && path.acceleration == Vec3::ZERO));
             let speed = if stands { speed } else { Real::INFINITY };
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);

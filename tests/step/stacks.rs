@@ -241,3 +241,47 @@ fn a_six_ball_pyramid_falls_below_the_stacks_limit_and_stands_on_rough_balls() {
         assert_eq!(stood, holds, "{what}: stood {stood}");
     }
 }
+
+/// A square pyramid of `layers` layers of balls of radius `r` on a floor, each ball in the
+/// hollow of four below; friction `mu` everywhere, restitution 0.
+fn square_pyramid(r: Real, layers: usize, mu: Real) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    world.spawn((
+        Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),
+        toibox::sim::Friction(mu),
+        toibox::sim::Restitution(0.0),
+    ));
+    let rise = 2.0 * r / 2.0_f64.sqrt();
+    let mut balls = Vec::new();
+    for layer in 0..layers {
+        let n = layers - layer;
+        for i in 0..n {
+            for k in 0..n {
+                let at = Vec3::new(
+                    (2 * i + layer) as Real * r,
+                    r + layer as Real * rise,
+                    (2 * k + layer) as Real * r,
+                );
+                let ball = BallDef::new(at, r).friction(mu).restitution(0.0);
+                balls.push(ball.spawn(&mut world));
+            }
+        }
+    }
+    (world, balls)
+}
+
+#[test]
+fn square_pyramids_stand_on_rough_balls_and_fall_on_smooth_ones() {
+    // Pyramids of 14 and 30 balls, each in the hollow of four below: at friction 1 they stand,
+    // still to 1e-9 of the radius and asleep, every ball reporting no velocity (corner balls
+    // left rolling at 1e-16 by a solve's rounding used to stay awake for ever); at 0.02 they
+    // fall (a corner ball under one at 45° needs tan 22.5° = 0.41 where nothing else holds it)
+    for layers in [3, 4] {
+        for (mu, holds) in [(0.02, false), (1.0, true)] {
+            let what = format!("square pyramid of {layers} layers, friction {mu}");
+            let (mut world, balls) = square_pyramid(0.1, layers, mu);
+            let stood = stands(&mut world, &balls, Vec3::Y, 1.0 / 60.0, &what);
+            assert_eq!(stood, holds, "{what}: stood {stood}");
+        }
+    }
+}
