@@ -67,13 +67,14 @@ pub struct StepStats {
     /// Largest residual of the [`contact_solves`](Self::contact_solves), in length per time: the
     /// speed a contact still closes at, a pushing contact parts at, or (with friction) a contact
     /// slips at within Coulomb's cone, which its own impulse would still take away (the natural
-    /// map's residual). A rough island's solve is kept only within its tolerance, `1e-12` of
-    /// the step's rest speed (`0.5e-12` for resting clusters); a frictionless one stops at 64
-    /// sweeps and leaves what it did not meet to the event loop's resting contacts, so its
-    /// residual may be larger. 0 when nothing was solved.
+    /// map's residual). A rough resting cluster's solve is kept only within `1e-12` of the
+    /// step's rest speed, a crowd's within `2e-9` of its fastest ball's speed; a frictionless
+    /// resting cluster stops at 64 sweeps and leaves what it did not meet to the event loop's
+    /// resting contacts, so its residual may be larger. 0 when nothing was solved.
     pub contact_residual: Real,
-    /// Rough islands left to the event loop's contacts: their solve did not meet its tolerance
-    /// within its budget of sweeps, or would have raised their energy.
+    /// Rough islands and crowds left to the event loop's contacts (met pair by pair): their
+    /// solve with friction did not meet its tolerance within its budget of sweeps, or would
+    /// have raised their energy.
     pub contact_solves_left: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.
     ///
@@ -100,8 +101,9 @@ impl StepStats {
     /// what the stopped balls had ([`energy_stopped`](Self::energy_stopped),
     /// [`momentum_stopped`](Self::momentum_stopped)) add up,
     /// [`max_penetration`](Self::max_penetration), [`escaped`](Self::escaped) and
-    /// [`contact_residual`](Self::contact_residual) keep the largest, and [`sleeping`](Self::sleeping), the kinetic energy and the momentum take the
-    /// later step's.
+    /// [`contact_residual`](Self::contact_residual) keep the largest, and
+    /// [`sleeping`](Self::sleeping), the kinetic energy and the momentum take the later
+    /// step's.
     pub fn add(&mut self, later: &Self) {
         self.collisions += later.collisions;
         self.ball_ball += later.ball_ball;
