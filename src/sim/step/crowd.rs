@@ -313,8 +313,14 @@ impl Stepper {
             if (c.velocity[k], c.spin[k]) == c.before[k] {
                 continue;
             }
+            // Sent off what held it, a ball falls again: off a surface, or out of a kick
             self.balls.advance(b, now);
             self.balls.leave_surface(b, self.config.gravity);
+            let material = &mut self.balls.material[b];
+            if material.kicked {
+                material.kicked = false;
+                self.balls.body[b].path.acceleration = self.config.gravity;
+            }
             self.balls.body[b].path.velocity = c.velocity[k];
             self.balls.material[b].spin = c.spin[k];
             self.balls.bump(b);
