@@ -225,7 +225,7 @@ fn solve_guess(
     (guess, tolerance): (&[Guess], Real),
 ) -> bool {
     // The unknowns: one impulse direction each, read back along another
-    let mut columns: Vec<(usize, Vec3, Vec3)> = Vec::new();
+    let mut columns: Vec<Column> = Vec::new();
     for (k, c) in contacts.iter().enumerate() {
         let (n, mu) = (c.normal, friction[k]);
         match guess[k] {
@@ -259,26 +259,7 @@ fn solve_guess(
         balls.apply(c, -p);
     }
     let free: Vec<Vec3> = contacts.iter().map(|c| balls.slip(c)).collect();
-    // Each unknown's effect on every slip read: push with it alone, read, put back
-    let mut a = vec![0.0; m * m];
-    for (x, &(k, direction, _)) in columns.iter().enumerate() {
-        let c = &contacts[k];
-        let touched: Vec<(usize, Vec3, Vec3)> = [Some(c.a), c.b]
-            .into_iter()
-            .flatten()
-            .map(|q| (q, balls.velocity[q], balls.spin[q]))
-            .collect();
-        balls.apply(c, direction);
-        for (y, &(j, _, read)) in columns.iter().enumerate() {
-            let touches = |q: usize| contacts[j].a == q || contacts[j].b == Some(q);
-            if touched.iter().any(|t| touches(t.0)) {
-                a[y * m + x] = (balls.slip(&contacts[j]) - free[j]).dot(read);
-            }
-        }
-        for (q, v, w) in touched {
-            (balls.velocity[q], balls.spin[q]) = (v, w);
-        }
-    }
+    let mut a = effects(balls, contacts, &columns, &free);
     // Targets: a sticking contact's slip is its closing along the normal; a sliding one's
     // normal speed that closing
     let mut b: Vec<Real> = columns
@@ -302,6 +283,42 @@ fn solve_guess(
     }
     restore(balls);
     false
+}
+
+/// The unknowns: per column, its contact, the direction of its impulse, and the direction its
+/// contact's slip is read along.
+type Column = (usize, Vec3, Vec3);
+
+/// Return the system of [`solve_guess`] (row-major, one row and one column per unknown): how a
+/// unit impulse of each column changes the slip each row reads, from the impulse-free slips
+/// `free`. Each column pushes alone, is read, and is put back.
+fn effects(
+    balls: &mut RoughBalls<'_>,
+    contacts: &[Contact],
+    columns: &[Column],
+    free: &[Vec3],
+) -> Vec<Real> {
+    let m = columns.len();
+    let mut a = vec![0.0; m * m];
+    for (x, &(k, direction, _)) in columns.iter().enumerate() {
+        let c = &contacts[k];
+        let touched: Vec<(usize, Vec3, Vec3)> = [Some(c.a), c.b]
+            .into_iter()
+            .flatten()
+            .map(|q| (q, balls.velocity[q], balls.spin[q]))
+            .collect();
+        balls.apply(c, direction);
+        for (y, &(j, _, read)) in columns.iter().enumerate() {
+            let touches = |q: usize| contacts[j].a == q || contacts[j].b == Some(q);
+            if touched.iter().any(|t| touches(t.0)) {
+                a[y * m + x] = (balls.slip(&contacts[j]) - free[j]).dot(read);
+            }
+        }
+        for (q, v, w) in touched {
+            (balls.velocity[q], balls.spin[q]) = (v, w);
+        }
+    }
+    a
 }
 
 /// Solve the `m` by `m` system `a x = b` (row-major) by elimination with partial pivoting; an

@@ -25,7 +25,7 @@
 
 use super::predict::Asking;
 use super::{Step, Stepper};
-use crate::geometry::Shape;
+use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, spin_energy};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
@@ -136,30 +136,15 @@ impl Stepper {
             let me = self.balls.ball_at(k, now);
             for f in 0..c.found.len() {
                 let other = c.found[f];
-                let (proximity, reach, rough, restitution) = match other {
-                    Other::Ball(m) => {
-                        let m = m as usize;
-                        // Each pair once: from the ball placed first
-                        if place(&c.balls, m).is_some_and(|p| p < next) {
-                            continue;
-                        }
-                        let them = self.balls.ball_at(m, now);
-                        let material = &self.balls.material[m];
-                        (
-                            them.proximity(&me),
-                            me.radius + them.radius,
-                            material.friction,
-                            material.restitution,
-                        )
-                    }
-                    Other::Static(s) => {
-                        let s = &self.statics[s as usize];
-                        (s.shape.proximity(&me), me.radius, s.friction, s.restitution)
-                    }
-                };
-                if proximity.distance.abs() > TOUCH * reach {
+                // Each pair of balls once: from the ball placed first
+                if let Other::Ball(m) = other
+                    && place(&c.balls, m as usize).is_some_and(|p| p < next)
+                {
                     continue;
                 }
+                let Some((normal, rough, restitution)) = self.touch(&me, other, now) else {
+                    continue;
+                };
                 let material = &self.balls.material[k];
                 if !inelastic(combine_restitution(material.restitution, restitution)) {
                     return false;
@@ -177,7 +162,7 @@ impl Stepper {
                 c.contacts.push(Contact {
                     a: next - 1,
                     b,
-                    normal: proximity.normal,
+                    normal,
                     closing: 0.0,
                 });
                 c.others.push(other);
@@ -188,6 +173,32 @@ impl Stepper {
             }
         }
         c.balls.len() > 2 || c.contacts.len() > 1
+    }
+
+    /// Where ball `me` touches `other` at `now`, within [`TOUCH`]: the normal towards `me`, and
+    /// the other side's friction and restitution; `None` where it does not.
+    fn touch(&self, me: &Ball, other: Other, now: Real) -> Option<(Vec3, Real, Real)> {
+        let (proximity, reach, friction, restitution) = match other {
+            Other::Ball(m) => {
+                let them = self.balls.ball_at(m as usize, now);
+                let material = &self.balls.material[m as usize];
+                (
+                    them.proximity(me),
+                    me.radius + them.radius,
+                    material.friction,
+                    material.restitution,
+                )
+            }
+            Other::Static(s) => {
+                let s = &self.statics[s as usize];
+                (s.shape.proximity(me), me.radius, s.friction, s.restitution)
+            }
+        };
+        (proximity.distance.abs() <= TOUCH * reach).then_some((
+            proximity.normal,
+            friction,
+            restitution,
+        ))
     }
 
     /// Project the crowd's velocities at `now` on its contacts, and with friction its spins
