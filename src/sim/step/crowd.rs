@@ -18,10 +18,10 @@
 //! the paths before and after. Contacts with friction are solved with Coulomb's cone
 //! and the spins (see `cluster::project_rough_cluster`), started from the frictionless answer.
 //!
-//! The same one impact ends an inelastic collapse: a ball past [`ELASTIC_AFTER`] changes of
+//! The same one impact ends an inelastic collapse: a ball past [`ELASTIC_AFTER`](super::ELASTIC_AFTER) changes of
 //! course in a step collides perfectly inelastically, the limit of the collapse (its relative
-//! speeds go to zero; McNamara and Young 1994), with the crowd touching it. This replaces the
-//! TC rule, which collided such a ball elastically.
+//! speeds go to zero; McNamara and Young 1994), with the crowd touching it. Where no crowd takes
+//! it, the TC rule still does: elastic (see `ELASTIC_AFTER`).
 
 use super::predict::Asking;
 use super::{Step, Stepper};
@@ -72,8 +72,8 @@ pub(super) struct Crowd {
 impl Stepper {
     /// Resolve the impact of balls `i` and `j` at `now` as one perfectly inelastic impact of
     /// the crowd touching them; false (nothing changed) where it is not such a crowd: a ball
-    /// not in free flight, a contact of restitution above 0 (below 1 where `collapsing`), or no
-    /// ball but the pair.
+    /// owing velocity or spin paid in advance, or asleep, a contact of restitution above 0 (at
+    /// or above 1 where `collapsing`), or no ball but the pair.
     pub(super) fn resolve_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
@@ -101,8 +101,8 @@ impl Stepper {
 
     /// Gather the balls touching `i` and `j` at `now`, and those touching them, with the
     /// contacts among them and with statics; false where the pair overlaps beyond a touch, a
-    /// ball is not in free flight, a contact has a restitution (at or above 1 where
-    /// `collapsing`), the crowd is the pair alone, or it grows past [`MAX_CROWD`].
+    /// ball may not join (see [`Stepper::joins`]), a contact has a restitution (at or above 1
+    /// where `collapsing`), the crowd is the pair alone, or it grows past [`MAX_CROWD`].
     fn find_crowd(
         &mut self,
         c: &mut Crowd,
