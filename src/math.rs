@@ -28,6 +28,14 @@ pub fn spin_energy(mass: Real, radius: Real, spin: Vec3) -> Real {
     0.5 * ball_inertia(mass, radius) * spin.length_squared()
 }
 
+/// Return the kinetic energy of a solid ball moving at `velocity` and turning at `spin`,
+/// `½ m v² + ½ I ω²`.
+#[must_use]
+#[inline]
+pub fn ball_energy(mass: Real, radius: Real, velocity: Vec3, spin: Vec3) -> Real {
+    0.5 * mass * velocity.length_squared() + spin_energy(mass, radius, spin)
+}
+
 /// Return `orientation` turned by `spin` (an angular velocity, radians per time unit) for a
 /// time `dt`: the rotation by the angle `|spin| dt` about `spin`, exact for a constant spin.
 #[must_use]

@@ -5,7 +5,7 @@
 
 use super::{Step, Stepper};
 use crate::geometry::{Ball, Shape};
-use crate::math::{Real, Vec3, spin_energy};
+use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::permute;
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
@@ -478,10 +478,8 @@ fn project_rough_island(
     start.extend(c.members.iter().map(|&p| (velocity[p], spin[p])));
     // Kinetic and rotational energy of the members (at their earned velocities before, as a
     // parabola would keep it), and of gravity after a step straight on
-    let energy = |p: usize, v: Vec3, w: Vec3| {
-        let (m, r) = (c.inverse_mass[p].recip(), c.radius[p]);
-        0.5 * m * v.length_squared() + spin_energy(m, r, w)
-    };
+    let energy =
+        |p: usize, v: Vec3, w: Vec3| ball_energy(c.inverse_mass[p].recip(), c.radius[p], v, w);
     let (mut before, mut scale) = (0.0, 0.0);
     for (&p, &(v, w)) in c.members.iter().zip(&start) {
         before += energy(p, v - fall, w);

@@ -26,7 +26,7 @@
 use super::predict::Asking;
 use super::{Step, Stepper};
 use crate::geometry::{Ball, Shape};
-use crate::math::{Real, Vec3, spin_energy};
+use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
     Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
@@ -274,8 +274,7 @@ impl Stepper {
         );
         let left = rough_residual(&balls, &c.contacts, &c.friction, &c.rough_impulse);
         let energy = |k: usize, (v, w): (Vec3, Vec3)| {
-            let m = c.inverse_mass[k].recip();
-            0.5 * m * v.length_squared() + spin_energy(m, c.radius[k], w)
+            ball_energy(c.inverse_mass[k].recip(), c.radius[k], v, w)
         };
         let (mut before, mut after) = (0.0, 0.0);
         for (k, &b) in c.before.iter().enumerate() {

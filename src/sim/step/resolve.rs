@@ -6,7 +6,7 @@ use hecs::Entity;
 use super::predict::Asking;
 use super::{ELASTIC_AFTER, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
-use crate::math::{Real, Vec3, spin_energy};
+use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::BallMaterial;
 use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
@@ -583,8 +583,7 @@ impl Stepper {
         let body = &mut self.balls.body[k];
         let velocity = body.path.velocity - owed * (t1 - now);
         let stats = &mut self.report.stats;
-        stats.energy_stopped +=
-            0.5 * mass * velocity.length_squared() + spin_energy(mass, body.radius, spin);
+        stats.energy_stopped += ball_energy(mass, body.radius, velocity, spin);
         stats.momentum_stopped = (stats.momentum_stopped() + mass * velocity).to_array();
         self.budget.stopped.push(k as u32);
         body.path.velocity = Vec3::ZERO;
