@@ -30,12 +30,14 @@ pub struct StepConfig {
     /// (with restitution `e < 1` and the pair pressed together at `a` along the normal, the
     /// bounces after an impact at `v` last `2 e v / (a (1 - e))`). `None` (the default) relies
     /// on that alone where a ball's own acceleration presses it into a static shape (a ball
-    /// landing on a floor or a slope under gravity), so a real bounce stays one at any step
-    /// length; elsewhere (ball on ball, a wall along gravity) it uses `2 |gravity| dt`: the
-    /// speed gravity adds in two steps, and zero without gravity, so an elastic gas stays
-    /// exactly elastic. At long steps that part still swallows real bounces off walls and
-    /// balls (at `dt` 0.5 under the Earth's gravity, every one slower than 9.8); a scene or a
-    /// caller that steps long can set its own. See [`StepConfig::rest_speed_for`].
+    /// landing on a floor or a slope under gravity), or where a ball lands from flight (at
+    /// restitution below 1) on a ball no lighter that its supports or sleep hold against the
+    /// push, so a real bounce stays one at any step length; elsewhere (balls in flight or
+    /// wedged, a wall along gravity) it uses `2 |gravity| dt`: the speed gravity adds in two
+    /// steps, and zero without gravity, so an elastic gas stays exactly elastic. At long steps
+    /// that part still swallows real bounces there (at `dt` 0.5 under the Earth's gravity,
+    /// every one slower than 9.8); a scene or a caller that steps long can set its own. See
+    /// [`StepConfig::rest_speed_for`].
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     /// Past it, contacts stop the balls that reach them instead of being resolved: they end the
@@ -276,9 +278,9 @@ impl fmt::Display for StepError {
 impl std::error::Error for StepError {}
 
 impl StepConfig {
-    /// Return the rest speed of a step of `dt` between balls and where no acceleration of its
-    /// own presses a ball into a static shape: [`StepConfig::rest_speed`] if set, else
-    /// `2 |gravity| dt`.
+    /// Return the rest speed of a step of `dt` where no acceleration of its own presses a ball
+    /// into a static shape or into a ball held up as firmly (see [`StepConfig::rest_speed`]):
+    /// [`StepConfig::rest_speed`] if set, else `2 |gravity| dt`.
     #[must_use]
     pub fn rest_speed_for(&self, dt: Real) -> Real {
         self.rest_speed

@@ -33,7 +33,7 @@
 use crate::math::{Real, Vec3};
 
 /// How firmly a push must go into a support to be held: the cosine of the widest angle.
-const HOLD: Real = 0.1;
+pub(crate) const HOLD: Real = 0.1;
 
 /// The directions a body rests against in this step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -308,7 +308,7 @@ pub(crate) enum Frozen {
 impl Frozen {
     /// True when a push along `push` (unit) is held.
     #[inline]
-    fn holds(self, push: Vec3) -> bool {
+    pub(crate) fn holds(self, push: Vec3) -> bool {
         match self {
             Self::No => false,
             Self::Downward(down) => push.dot(down) > HOLD,

@@ -215,6 +215,9 @@ struct Pairs {
     /// Per ball, when in the step it last changed course (a count of changes; 0: not since the
     /// step began). Decides which ball of a pair asks.
     changed: Vec<u32>,
+    /// Per ball, the time of its last change of course in the step (meaningful where
+    /// `changed` is not 0).
+    changed_at: Vec<Real>,
     /// Changes of course so far in the step.
     changes: u32,
     /// Per ball, its path over the step is longer than a cell of the memory order, or roams.
@@ -590,6 +593,8 @@ impl Stepper {
         self.pairs.declined.clear();
         self.pairs.changed.clear();
         self.pairs.changed.resize(n, 0);
+        self.pairs.changed_at.clear();
+        self.pairs.changed_at.resize(n, 0.0);
         self.pairs.changes = 0;
         self.pairs.long.clear();
         for i in 0..n {

@@ -54,6 +54,7 @@ impl Stepper {
             Asking::Changed { except } => {
                 self.pairs.changes += 1;
                 self.pairs.changed[i] = self.pairs.changes;
+                self.pairs.changed_at[i] = now;
                 (false, except.map(|j| Other::Ball(j as u32)))
             }
             Asking::Again => (false, None),

@@ -12,7 +12,7 @@ use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, Response, bounces_end_within, closing, resolve};
+use crate::sim::response::{Body, HOLD, Response, bounces_end_within, closing, resolve};
 use crate::toi::{PairKind, ToiStrategy};
 
 /// A contact as the response meets it: the ball that asked, what it meets and where, both as
@@ -220,11 +220,35 @@ impl Stepper {
         let mine = (me.velocity, self.balls.body[i].path.acceleration);
         let approach = closing(mine, theirs, n, step.rest_speed)?;
         // A resting contact: its bounces end within the step, or, where no acceleration of
-        // its own presses a ball into a static shape (a wall, a ball), it is slower than the
-        // rest speed (the scene's, where set, everywhere)
+        // its own presses a ball into something that holds (a static shape, a sleeper, a ball
+        // on its supports), it is slower than the rest speed (the scene's, where set,
+        // everywhere)
         let pressing = -(mine.1 - theirs.1).dot(n);
+        // What a ball lands on holds like a static shape where it is no lighter and its own
+        // supports or sleep hold it against the push
+        let holds = |body: &Body, push: Vec3, lander: &Body| {
+            body.inverse_mass <= lander.inverse_mass
+                && (body.frozen.holds(push) || body.supports.hold(push))
+        };
+        // Pressed together along the normal as firmly as a support holds
+        let firmly = pressing > HOLD * (mine.1 - theirs.1).length();
+        // Landing from free flight: no change of course yet in the step, or the approach
+        // earned by the pressing since the last one (a series of bounces); not driven by
+        // another contact (a ball wedged between two)
+        let flies = |k: usize| {
+            let since = self.pairs.changed_at[k];
+            self.pairs.changed[k] == 0 || since < step.t0 || approach <= pressing * (now - since)
+        };
+        let lands_on = combined < 1.0
+            && firmly
+            && if mine.1.dot(n) < 0.0 {
+                flies(i)
+            } else {
+                other_ball.is_some_and(flies)
+            };
         let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
+            None if lands_on && (holds(me, n, other) || holds(other, -n, me)) => 0.0,
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
