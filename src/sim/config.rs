@@ -32,12 +32,14 @@ pub struct StepConfig {
     /// on that alone where a ball's own acceleration presses it into a static shape (a ball
     /// landing on a floor or a slope under gravity), or where a ball lands from flight (at
     /// restitution below 1) on a ball no lighter that its supports or sleep hold against the
-    /// push, so a real bounce stays one at any step length; elsewhere (balls in flight or
-    /// wedged, a wall along gravity) it uses `2 |gravity| dt`: the speed gravity adds in two
-    /// steps, and zero without gravity, so an elastic gas stays exactly elastic. At long steps
-    /// that part still swallows real bounces there (at `dt` 0.5 under the Earth's gravity,
-    /// every one slower than 9.8); a scene or a caller that steps long can set its own. See
-    /// [`StepConfig::rest_speed_for`].
+    /// push, so a real bounce stays one at any step length. Two elastic balls in flight have no
+    /// rest speed: they meet as they would without gravity. Elsewhere (a ball landing on a
+    /// lighter one or wedged between others, inelastic balls meeting in flight, balls rolling
+    /// on a floor, a wall along gravity) it uses `2 |gravity| dt`: the speed
+    /// gravity adds in two steps, and zero without gravity, so an elastic gas stays exactly
+    /// elastic. At long steps that part still swallows real bounces there (at `dt` 0.5 under
+    /// the Earth's gravity, every one slower than 9.8); a scene or a caller that steps long can
+    /// set its own. See [`StepConfig::rest_speed_for`].
     pub rest_speed: Option<Real>,
     /// Most collisions resolved in one step. `None` (the default) allows `1000 + 100` per ball.
     /// Past it, contacts stop the balls that reach them instead of being resolved: they end the

@@ -246,9 +246,18 @@ impl Stepper {
             } else {
                 other_ball.is_some_and(flies)
             };
+        // Two elastic balls in flight, owing nothing, meet as they would without gravity: no
+        // rest speed (inelastic ones keep it: in a crowd falling together it ends collapses)
+        let gravity = self.config.gravity;
+        let flight = combined >= 1.0
+            && other_ball.is_some()
+            && mine.1 == gravity
+            && theirs.1 == gravity
+            && me.owed == Vec3::ZERO
+            && other.owed == Vec3::ZERO;
         let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
-            None if lands_on && (holds(me, n, other) || holds(other, -n, me)) => 0.0,
+            None if flight || (lands_on && (holds(me, n, other) || holds(other, -n, me))) => 0.0,
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
