@@ -239,12 +239,14 @@ impl Stepper {
             let since = self.pairs.changed_at[k];
             self.pairs.changed[k] == 0 || since < step.t0 || approach <= pressing * (now - since)
         };
+        // The lander is the ball its acceleration presses into the other; what it lands on
+        // must hold
         let lands_on = combined < 1.0
             && firmly
             && if mine.1.dot(n) < 0.0 {
-                flies(i)
+                flies(i) && holds(other, -n, me)
             } else {
-                other_ball.is_some_and(flies)
+                other_ball.is_some_and(flies) && holds(me, n, other)
             };
         // Two elastic balls in flight, owing nothing, meet as they would without gravity: no
         // rest speed (inelastic ones keep it: in a crowd falling together it ends collapses)
@@ -257,7 +259,7 @@ impl Stepper {
             && other.owed == Vec3::ZERO;
         let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
-            None if flight || (lands_on && (holds(me, n, other) || holds(other, -n, me))) => 0.0,
+            None if flight || lands_on => 0.0,
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
