@@ -119,7 +119,8 @@ use crate::toi::ToiStrategy;
 /// the rest speed) are inelastic whatever the count: they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
 
-/// Lengths, relative to a ball's radius, within the rounding of positions.
+/// Lengths, relative to a ball's radius (or a pair's radii), within the rounding of positions:
+/// gaps and overlaps that are a touch, hops and rolls that are none.
 const ROUNDING: Real = 1e-12;
 
 /// Steps of an epoch of the paths' clock at most: past `EPOCH_STEPS · dt` every path starts anew

@@ -3,7 +3,7 @@
 //! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
 //! forces hold moves.
 
-use super::{Step, Stepper};
+use super::{ROUNDING, Step, Stepper};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::permute;
@@ -20,9 +20,6 @@ use crate::toi::ToiStrategy;
 /// sliding over a curved surface on its straight path leaves it by `(v dt)² / 2R`, which this
 /// keeps in the contact at any speed slower than the rest speed.
 const NEAR: Real = 1e-2;
-
-/// Gaps and overlaps, relative to the radii, within the rounding of positions: a touch.
-const ROUNDING: Real = 1e-12;
 
 /// Balls of an island at most for it to be projected: larger ones are left to the resting
 /// contacts of the event loop, as before.

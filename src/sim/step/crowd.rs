@@ -284,9 +284,6 @@ impl Stepper {
         let kept = solved.settled == Settled::Met
             && left <= 2.0 * settle.1
             && after <= before * (1.0 + 1e-12);
-        if !kept {
-            self.report.stats.contact_solves_left += 1;
-        }
         if kept {
             for (p, (k, q)) in c
                 .impulse
@@ -296,6 +293,8 @@ impl Stepper {
                 *p = q.dot(k.normal);
             }
             self.report.stats.count_solve(solved.sweeps, left);
+        } else {
+            self.report.stats.contact_solves_left += 1;
         }
         kept
     }

@@ -4,7 +4,7 @@
 use hecs::Entity;
 
 use super::predict::Asking;
-use super::{ELASTIC_AFTER, Step, Stepper};
+use super::{ELASTIC_AFTER, ROUNDING, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::BallMaterial;
@@ -39,10 +39,6 @@ struct Meeting {
     /// The friction of what it meets.
     friction: Real,
 }
-
-/// Hops, relative to the radii, within the rounding of positions: an impact whose bounce rises
-/// no higher rests.
-const HOP: Real = 1e-12;
 
 /// How a meeting closes: its restitution, the rest speed it is held to, and whether it is a
 /// resting contact.
@@ -267,7 +263,7 @@ impl Stepper {
         // a wall would hop there without end, ever more often)
         let reach =
             self.balls.body[i].radius + other_ball.map_or(0.0, |j| self.balls.body[j].radius);
-        let unseen = pressing > 0.0 && approach * approach <= 2.0 * pressing * HOP * reach;
+        let unseen = pressing > 0.0 && approach * approach <= 2.0 * pressing * ROUNDING * reach;
         let rests = approach == 0.0 || approach < rest_speed || series || unseen;
         Some(Closing {
             e,
