@@ -172,42 +172,91 @@ pub(super) struct BallMaterial {
     pub rolling_resistance: Real,
     /// Resting contacts in this step.
     pub resting_hits: u32,
-    /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
-    /// island must rest on (a resting contact with a moving ball does not count).
-    pub supported: bool,
-    /// A projection of its resting cluster at this step's start left a force on it unbalanced
-    /// (its velocity changed by more than rounding over the step): it is not still, whatever
-    /// its drift.
-    pub unbalanced: bool,
     /// What it has come to rest against in this step: a place in [`Balls::supports`], or
     /// [`NONE`] (most balls, in most steps, touch nothing).
     pub supports: u32,
-    /// The acceleration paid in advance that its supports have not taken, until the step's end
-    /// `t1`: at `now` its velocity holds `owed (t1 - now)` not yet earned (see [`Body::owed`]).
-    /// Gravity, for a kicked ball; what another's prepaid gravity pushed into it, for a ball
-    /// pushed along; zero for a ball that owes nothing.
-    pub owed: Vec3,
-    /// The angular acceleration paid in advance until the step's end, as `owed` (see
-    /// [`Body::owed_spin`]): what a projection of its resting cluster with friction gave it.
-    pub owed_spin: Vec3,
-    /// It took the rest of the step's gravity as a velocity (a kick), and goes straight: it
-    /// owes its gravity again after each contact.
-    pub kicked: bool,
-    /// Whether it moves on a surface in closed form.
-    pub surface: OnSurface,
+    /// Its motion on a surface in this step: a place in [`Balls::surfaces`], or [`NONE`]. It
+    /// moves there while its motion is [`Motion::OnSurface`]; a ball that has left its surface
+    /// keeps the place, and lies on none again in the step.
+    pub surface: u32,
+    /// How it moves now.
+    pub motion: Motion,
 }
 
-/// Whether a ball moves on a surface in closed form in this step (see
-/// [`surface`](super::surface)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum OnSurface {
-    /// Not so far in this step.
-    No,
-    /// It does: its motion there is at this place in [`Balls::surfaces`].
-    Moving(u32),
-    /// It did and has left it: a contact with something else changed its course. It is held
-    /// step by step for the rest of the step.
-    Left,
+/// How a ball moves in this step: one regime at a time.
+///
+/// A kicked or pushed ball has paid velocity in advance: at `now` its velocity holds
+/// `owed (t1 - now)` that it has not yet earned, an acceleration paid until the step's end `t1`
+/// (see [`Body::owed`]). Impacts and friction act on what it has earned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Motion {
+    /// On its own path since the step's start or its last change of course (gravity's
+    /// parabola, or a line), owing nothing.
+    Free,
+    /// It took the rest of the step's acceleration as a velocity at once (a kick, or a
+    /// projection of its resting cluster) and goes straight: after each contact it owes its
+    /// gravity again, less what holds it up takes.
+    Kicked {
+        /// The acceleration paid in advance that its supports have not taken.
+        owed: Vec3,
+        /// The angular acceleration paid in advance (see [`Body::owed_spin`]): what a
+        /// projection of its resting cluster with friction gave it.
+        owed_spin: Vec3,
+    },
+    /// Pushed along by another ball's prepaid gravity: it owes what it was pushed with (never
+    /// zero).
+    Pushed {
+        /// The acceleration paid in advance.
+        owed: Vec3,
+    },
+    /// It moves on a surface in closed form (see [`surface`](super::surface)): its motion
+    /// there is at [`BallMaterial::surface`].
+    OnSurface,
+    /// The budget stopped it: it ends the step at rest where it is.
+    Stopped,
+}
+
+impl Motion {
+    /// The acceleration it has paid in advance and not yet earned (zero: none).
+    #[inline]
+    pub fn owed(&self) -> Vec3 {
+        match *self {
+            Motion::Kicked { owed, .. } | Motion::Pushed { owed } => owed,
+            _ => Vec3::ZERO,
+        }
+    }
+
+    /// The angular acceleration it has paid in advance and not yet earned.
+    #[inline]
+    pub fn owed_spin(&self) -> Vec3 {
+        match *self {
+            Motion::Kicked { owed_spin, .. } => owed_spin,
+            _ => Vec3::ZERO,
+        }
+    }
+
+    /// True when it owes no velocity or spin paid in advance.
+    #[inline]
+    pub fn owes_nothing(&self) -> bool {
+        self.owed() == Vec3::ZERO && self.owed_spin() == Vec3::ZERO
+    }
+
+    /// True when it goes straight after a kick.
+    #[inline]
+    pub fn kicked(&self) -> bool {
+        matches!(self, Motion::Kicked { .. })
+    }
+
+    /// What it owes now becomes `owed`: a kicked ball stays kicked; any other is pushed where
+    /// it owes anything, else free.
+    #[inline]
+    pub fn set_owed(&mut self, owed: Vec3) {
+        match self {
+            Motion::Kicked { owed: o, .. } => *o = owed,
+            _ if owed != Vec3::ZERO => *self = Motion::Pushed { owed },
+            _ => *self = Motion::Free,
+        }
+    }
 }
 
 /// A ball's motion on a plane or a polygon's face in closed form: what its path and spin do
@@ -308,12 +357,14 @@ impl Balls {
     }
 
     /// Take back from ball `i` the spin paid in advance for the `rest` of the step (see
-    /// [`BallMaterial::owed_spin`]): it keeps what it has earned, and owes nothing more.
+    /// [`Motion::Kicked`]): it keeps what it has earned, and owes nothing more.
     pub fn take_back_spin(&mut self, i: usize, rest: Real) {
         let material = &mut self.material[i];
-        if material.owed_spin != Vec3::ZERO {
-            material.spin -= material.owed_spin * rest;
-            material.owed_spin = Vec3::ZERO;
+        if let Motion::Kicked { owed_spin, .. } = &mut material.motion
+            && *owed_spin != Vec3::ZERO
+        {
+            material.spin -= *owed_spin * rest;
+            *owed_spin = Vec3::ZERO;
         }
     }
 
@@ -342,13 +393,13 @@ impl Balls {
             inverse_mass: material.inverse_mass,
             supports: self.supports(i),
             frozen,
-            owed: material.owed * (t_end - now),
-            owed_spin: material.owed_spin * (t_end - now),
+            owed: material.motion.owed() * (t_end - now),
+            owed_spin: material.motion.owed_spin() * (t_end - now),
             // A pushed ball owes again only what it was pushed with
-            paid: if material.kicked {
+            paid: if material.motion.kicked() {
                 gravity
             } else {
-                material.owed
+                material.motion.owed()
             } * (t_end - now),
         }
     }
@@ -400,8 +451,9 @@ impl Balls {
     #[inline]
     pub fn advance(&mut self, i: usize, now: Real) {
         let b = &mut self.body[i];
-        if let OnSurface::Moving(k) = self.material[i].surface {
-            let turned = self.surfaces[k as usize].spin_rate * (now - b.path.time);
+        if self.material[i].motion == Motion::OnSurface {
+            let k = self.material[i].surface as usize;
+            let turned = self.surfaces[k].spin_rate * (now - b.path.time);
             self.material[i].spin += turned;
         }
         b.path.restart(now);
@@ -411,19 +463,18 @@ impl Balls {
     #[inline]
     pub fn spin_at(&self, i: usize, now: Real) -> Vec3 {
         let material = &self.material[i];
-        match material.surface {
-            OnSurface::Moving(k) => {
-                let since = now - self.body[i].path.time;
-                material.spin + self.surfaces[k as usize].spin_rate * since
-            }
-            _ => material.spin,
+        if material.motion == Motion::OnSurface {
+            let since = now - self.body[i].path.time;
+            material.spin + self.surfaces[material.surface as usize].spin_rate * since
+        } else {
+            material.spin
         }
     }
 
     /// True when ball `i` moves on a surface in closed form.
     #[inline]
     pub fn on_surface(&self, i: usize) -> bool {
-        matches!(self.material[i].surface, OnSurface::Moving(_))
+        self.material[i].motion == Motion::OnSurface
     }
 
     /// Take ball `i`, advanced to now, off the surface it moves on: it falls under `gravity`
@@ -431,10 +482,10 @@ impl Balls {
     #[inline]
     pub fn leave_surface(&mut self, i: usize, gravity: Vec3) -> bool {
         let material = &mut self.material[i];
-        if !matches!(material.surface, OnSurface::Moving(_)) {
+        if material.motion != Motion::OnSurface {
             return false;
         }
-        material.surface = OnSurface::Left;
+        material.motion = Motion::Free;
         self.body[i].path.acceleration = gravity;
         true
     }
@@ -447,9 +498,11 @@ impl Balls {
         if path.acceleration != Vec3::ZERO {
             path.restart(now);
             path.velocity += path.acceleration * (t_end - now);
-            let material = &mut self.material[i];
-            material.owed += path.acceleration;
-            material.kicked = true;
+            let motion = &mut self.material[i].motion;
+            *motion = Motion::Kicked {
+                owed: motion.owed() + path.acceleration,
+                owed_spin: motion.owed_spin(),
+            };
             path.acceleration = Vec3::ZERO;
         }
     }

@@ -78,8 +78,13 @@ pub(crate) struct Rest {
     pub island: Option<NonZeroU64>,
     /// The island it was woken from in this step: that island wakes.
     pub woke_from: Option<NonZeroU64>,
-    /// It had a resting contact with a static shape or a sleeping ball in this step.
+    /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
+    /// island must rest on (a resting contact with a moving ball does not count).
     pub grounded: bool,
+    /// A projection of its resting cluster at this step's start left a force on it unbalanced
+    /// (its velocity changed by more than rounding over the step): it is not still, whatever
+    /// its drift.
+    pub unbalanced: bool,
 }
 
 impl Rest {

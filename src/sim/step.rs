@@ -94,7 +94,7 @@ use std::num::NonZeroU64;
 
 use hecs::{Entity, World};
 
-use super::bodies::{Balls, OnSurface, permute};
+use super::bodies::{Balls, Motion, NONE, permute};
 use super::calendar::{Calendar, Happening, NEVER, Next, Other};
 use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
@@ -242,7 +242,7 @@ struct Budget {
     /// The balls stopped in this step after the budget ran out: they end it at rest.
     stopped: Vec<u32>,
     /// Pairs of balls (pusher, pushed) of this step's contacts that left the second owing what
-    /// it was pushed with (see `BallMaterial::owed`); sorted once the budget runs out.
+    /// it was pushed with (see `Motion::Pushed`); sorted once the budget runs out.
     pushes: Vec<(u32, u32)>,
     /// `pushes` is sorted.
     pushes_sorted: bool,
@@ -520,10 +520,9 @@ impl Stepper {
                 let at_the_end = self.kept.keeps && path.time == t1;
                 path.acceleration == gravity
                     && !at_the_end
-                    && !material.kicked
-                    && material.owed == Vec3::ZERO
+                    && material.motion == Motion::Free
                     && material.resting_hits == 0
-                    && material.surface == OnSurface::No
+                    && material.surface == NONE
                     && !rest.asleep()
                     && rest.woke_from.is_none()
             })
@@ -548,17 +547,16 @@ impl Stepper {
             let path = &body.path;
             let flies = path.acceleration != Vec3::ZERO
                 && !balls.on_surface(i)
-                && !balls.material[i].kicked;
+                && !balls.material[i].motion.kicked();
             // (a roll of a step within the rounding of positions is none: a ball left rolling at
             // 1e-16 by the rounding of a solve stands)
             let rolls = path.velocity_at(t_end).length() * dt > ROUNDING * body.radius;
-            let stands = !balls.material[i].unbalanced
+            let stands = !balls.rest[i].unbalanced
                 && !flies
                 && (!balls.on_surface(i) || (!rolls && path.acceleration == Vec3::ZERO));
             let speed = if stands { speed } else { Real::INFINITY };
             let rest = &mut balls.rest[i];
             rest.observe(end, speed, limit, config.drift * body.radius, dt);
-            rest.grounded = balls.material[i].supported;
         }
         let entities = &balls.entity;
         self.sleep.islands.settle(

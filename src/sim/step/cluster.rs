@@ -6,7 +6,7 @@
 use super::{ROUNDING, Step, Stepper};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, ball_energy};
-use crate::sim::bodies::permute;
+use crate::sim::bodies::{Motion, permute};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
     Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
@@ -413,7 +413,7 @@ impl Stepper {
                 if let Some(b) = contact.b {
                     c.held[b] = true;
                 } else {
-                    self.balls.material[i].supported = true;
+                    self.balls.rest[i].grounded = true;
                     self.balls.supports_mut(i).add(contact.normal);
                 }
                 let now = self.kept.clock;
@@ -428,14 +428,15 @@ impl Stepper {
                 path.acceleration = Vec3::ZERO;
                 let material = &mut self.balls.material[i];
                 material.spin = c.spin[k];
-                material.owed = (c.velocity[k] - c.earned[k]) / dt;
-                material.owed_spin = (c.spin[k] - c.earned_spin[k]) / dt;
-                material.kicked = true;
+                material.motion = Motion::Kicked {
+                    owed: (c.velocity[k] - c.earned[k]) / dt,
+                    owed_spin: (c.spin[k] - c.earned_spin[k]) / dt,
+                };
                 // Gravity not held up by a rough cluster: a net force beyond rounding of its
                 // weight (frictionless clusters creep as they pack, and sleep by their drift)
                 let gravity = self.config.gravity.length() * dt;
                 let change = (c.velocity[k] - c.earned[k]).length();
-                material.unbalanced = c.rough[k] && change > UNBALANCED * gravity;
+                self.balls.rest[i].unbalanced = c.rough[k] && change > UNBALANCED * gravity;
             } else {
                 path.velocity = c.earned[k];
                 self.balls.material[i].spin = c.earned_spin[k];

@@ -27,6 +27,7 @@ use super::predict::Asking;
 use super::{Step, Stepper};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, ball_energy};
+use crate::sim::bodies::Motion;
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
     Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
@@ -96,7 +97,7 @@ impl Stepper {
     /// supports took whole, or moving on a surface in closed form).
     fn joins(&self, k: usize) -> bool {
         let m = &self.balls.material[k];
-        !self.balls.rest[k].asleep() && m.owed == Vec3::ZERO && m.owed_spin == Vec3::ZERO
+        !self.balls.rest[k].asleep() && m.motion.owes_nothing()
     }
 
     /// Gather the balls touching `i` and `j` at `now`, and those touching them, with the
@@ -326,8 +327,8 @@ impl Stepper {
             self.balls.advance(b, now);
             self.balls.leave_surface(b, self.config.gravity);
             let material = &mut self.balls.material[b];
-            if material.kicked {
-                material.kicked = false;
+            if material.motion.kicked() {
+                material.motion = Motion::Free;
                 self.balls.body[b].path.acceleration = self.config.gravity;
             }
             self.balls.body[b].path.velocity = c.velocity[k];

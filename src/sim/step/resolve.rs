@@ -7,7 +7,7 @@ use super::predict::Asking;
 use super::{ELASTIC_AFTER, ROUNDING, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3, ball_energy};
-use crate::sim::bodies::BallMaterial;
+use crate::sim::bodies::{BallMaterial, Motion};
 use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
@@ -352,7 +352,9 @@ impl Stepper {
         // contact: taken back (its velocity's part, the gravity, the contact owes again)
         self.balls.material[i].spin = response.spin_a;
         self.balls.take_back_spin(i, rest_of_step);
-        self.balls.material[i].owed = owed(response.owed_a, rest_of_step);
+        self.balls.material[i]
+            .motion
+            .set_owed(owed(response.owed_a, rest_of_step));
         self.balls.bump(i);
         if response.a_rests_on_b {
             self.balls.supports_mut(i).add(m.proximity.normal);
@@ -360,13 +362,13 @@ impl Stepper {
         if response.resting {
             // A sleeping island must rest on a static or on sleepers, never on a moving ball
             let asleep = |k: usize| self.balls.rest[k].asleep();
-            let i_supported = other_ball.is_none_or(asleep);
-            let j_supported = asleep(i);
+            let i_grounded = other_ball.is_none_or(asleep);
+            let j_grounded = asleep(i);
             self.balls.material[i].resting_hits += 1;
-            self.balls.material[i].supported |= i_supported;
+            self.balls.rest[i].grounded |= i_grounded;
             if let Some(j) = other_ball {
                 self.balls.material[j].resting_hits += 1;
-                self.balls.material[j].supported |= j_supported;
+                self.balls.rest[j].grounded |= j_grounded;
             }
         }
         self.move_other(m, response, moved, rest_of_step);
@@ -388,10 +390,12 @@ impl Stepper {
                 self.balls.body[j].path.velocity = response.velocity_b;
                 self.balls.material[j].spin = response.spin_b;
                 self.balls.take_back_spin(j, rest_of_step);
-                self.balls.material[j].owed = owed(response.owed_b, rest_of_step);
+                self.balls.material[j]
+                    .motion
+                    .set_owed(owed(response.owed_b, rest_of_step));
                 self.balls.bump(j);
                 // Who pushed whom with gravity paid in advance, for `take_back_pushes`
-                let owing = |m: &BallMaterial| !m.kicked && m.owed != Vec3::ZERO;
+                let owing = |m: &BallMaterial| matches!(m.motion, Motion::Pushed { .. });
                 if owing(&self.balls.material[j]) {
                     self.budget.pushes.push((i as u32, j as u32));
                 }
@@ -568,11 +572,11 @@ impl Stepper {
             for x in from..to {
                 let j = self.budget.pushes[x].1 as usize;
                 let material = &self.balls.material[j];
-                if material.kicked || material.owed == Vec3::ZERO {
+                let Motion::Pushed { owed } = material.motion else {
                     continue;
-                }
+                };
                 self.balls.advance(j, now);
-                let owed = std::mem::take(&mut self.balls.material[j].owed);
+                self.balls.material[j].motion = Motion::Free;
                 self.balls.body[j].path.velocity -= owed * (step.t1 - now);
                 self.balls.bump(j);
                 self.predict(step, j, now, Asking::Changed { except: None });
@@ -606,9 +610,8 @@ impl Stepper {
         }
         // What it earned: gravity paid in advance for the rest of the step is not
         let material = &mut self.balls.material[k];
-        let owed = std::mem::take(&mut material.owed);
-        material.kicked = false;
-        let owed_spin = std::mem::take(&mut material.owed_spin);
+        let (owed, owed_spin) = (material.motion.owed(), material.motion.owed_spin());
+        material.motion = Motion::Stopped;
         let spin = std::mem::take(&mut material.spin) - owed_spin * (t1 - now);
         let mass = material.inverse_mass.recip();
         let body = &mut self.balls.body[k];

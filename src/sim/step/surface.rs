@@ -17,7 +17,7 @@ use super::predict::Asking;
 use super::{Step, Stepper};
 use crate::geometry::{ConvexPolygon, Proximity, StaticShape};
 use crate::math::{Real, Vec3};
-use crate::sim::bodies::{Ending, Lying, OnSurface, Trajectory};
+use crate::sim::bodies::{Ending, Lying, Motion, NONE, Trajectory};
 use crate::sim::calendar::Happening;
 use crate::sim::components::combine_friction;
 use crate::sim::response::land;
@@ -55,9 +55,8 @@ impl Stepper {
         };
         let material = &self.balls.material[i];
         let friction = combine_friction(material.friction, s.friction);
-        let free = material.surface == OnSurface::No
-            && material.owed == Vec3::ZERO
-            && !material.kicked
+        let free = material.motion == Motion::Free
+            && material.surface == NONE
             && body.path.acceleration == gravity
             && !self.balls.rest[i].asleep()
             && self.balls.hits[i] < MAX_TURNS;
@@ -94,7 +93,8 @@ impl Stepper {
             spin_rate: Vec3::ZERO,
             ends: None,
         });
-        self.balls.material[i].surface = OnSurface::Moving(place);
+        self.balls.material[i].surface = place;
+        self.balls.material[i].motion = Motion::OnSurface;
         let depth = proximity.depth();
         if depth > 0.0 {
             self.balls.body[i].path.origin += n * depth;
@@ -102,7 +102,7 @@ impl Stepper {
         }
         let material = &mut self.balls.material[i];
         material.resting_hits += 1;
-        material.supported = true;
+        self.balls.rest[i].grounded = true;
         self.balls.supports_mut(i).add(n);
         // What the plane gives: the landing, and gravity's push into it to the step's end
         let pressed = -gravity.dot(n) * (step.t1 - now) / inverse_mass;
@@ -121,9 +121,10 @@ impl Stepper {
         i: usize,
         now: Real,
     ) {
-        let OnSurface::Moving(place) = self.balls.material[i].surface else {
+        if self.balls.material[i].motion != Motion::OnSurface {
             return;
-        };
+        }
+        let place = self.balls.material[i].surface;
         self.balls.advance(i, now);
         let lying = self.balls.surfaces[place as usize];
         // Past the turns a step allows, held step by step like a busy ball; off a face's edge,
@@ -163,9 +164,12 @@ impl Stepper {
         motion: &SurfaceMotion,
         now: Real,
     ) {
-        let OnSurface::Moving(place) = self.balls.material[i].surface else {
-            unreachable!("a ball takes on a motion on a surface it lies on");
-        };
+        assert_eq!(
+            self.balls.material[i].motion,
+            Motion::OnSurface,
+            "a ball takes on a motion on a surface it lies on"
+        );
+        let place = self.balls.material[i].surface;
         let path = &mut self.balls.body[i].path;
         path.velocity = motion.velocity;
         path.acceleration = motion.acceleration;

@@ -6,7 +6,7 @@ use hecs::{Entity, World};
 use super::Sleeper;
 use super::{EPOCH_STEPS, Start, Stepper};
 use crate::math::{Real, Vec3, positive, spin_energy, turned};
-use crate::sim::bodies::{BallBody, BallMaterial, NONE, OnSurface, Trajectory};
+use crate::sim::bodies::{BallBody, BallMaterial, Motion, NONE, Trajectory};
 use crate::sim::change;
 use crate::sim::components::{
     AngularVelocity, Friction, Mass, Orientation, Path, Position, PreviousPosition, Radius,
@@ -251,12 +251,8 @@ impl Stepper {
             material.spin = checked.spin;
             material.supports = NONE;
             material.resting_hits = 0;
-            material.supported = false;
-            material.unbalanced = false;
-            material.owed = Vec3::ZERO;
-            material.owed_spin = Vec3::ZERO;
-            material.kicked = false;
-            material.surface = OnSurface::No;
+            material.surface = NONE;
+            material.motion = Motion::Free;
             balls.hits[w] = 0;
             balls.rest[w] = rest_of(&sleep);
             balls.start[w] = p.0;
@@ -515,6 +511,7 @@ fn rest_of(sleep: &Sleep) -> Rest {
         island: sleep.island,
         woke_from: sleep.woken_from,
         grounded: false,
+        unbalanced: false,
     }
 }
 
@@ -550,11 +547,7 @@ fn material_of(checked: &Checked, m: &Mass) -> BallMaterial {
         spin: checked.spin,
         supports: NONE,
         resting_hits: 0,
-        supported: false,
-        unbalanced: false,
-        owed: Vec3::ZERO,
-        owed_spin: Vec3::ZERO,
-        kicked: false,
-        surface: OnSurface::No,
+        surface: NONE,
+        motion: Motion::Free,
     }
 }
