@@ -115,15 +115,15 @@ const MAX_SPARE: usize = 4096;
 const FINE_EVENTS: usize = 8;
 const MAX_FINE: usize = 1 << 14;
 
-/// In [`Event::owner`]'s place in `a`: the event is held for the other ball.
-const HELD_FOR_B: u32 = 1 << 31;
+/// In [`Event::owner`]'s place in `a`: the event is kept for the other ball.
+const FOR_B: u32 = 1 << 31;
 
 /// What the calendar gives next.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Next {
     /// An event whose balls have not changed course since it was predicted.
     Event(Event),
-    /// The earliest event held for this ball went stale (the other ball changed course): the
+    /// The earliest event kept for this ball went stale (the other ball changed course): the
     /// ball predicts again at `time`, the events it had after that one having been left out.
     Again {
         /// The ball.
@@ -139,7 +139,7 @@ pub(super) enum Next {
 pub(super) struct Event {
     /// When, on the paths' clock.
     pub time: Real,
-    /// The ball that asked (and in the top bit, whether the event is held for the other).
+    /// The ball that asked (and in the top bit, whether the event is kept for the other).
     a: u32,
     /// What happens, packed (see [`Happening::pack`]).
     b: u32,
@@ -151,7 +151,7 @@ impl Event {
     /// Return the ball that asked.
     #[inline]
     pub fn a(&self) -> u32 {
-        self.a & !HELD_FOR_B
+        self.a & !FOR_B
     }
 
     /// Return what happens.
@@ -166,10 +166,10 @@ impl Event {
         (self.time, self.a(), self.b)
     }
 
-    /// Return the ball the event is held for, with its counter when predicted.
+    /// Return the ball the event is kept for, with its counter when predicted.
     #[inline]
     fn owner(&self) -> (u32, u32) {
-        match (self.a & HELD_FOR_B != 0, self.happening()) {
+        match (self.a & FOR_B != 0, self.happening()) {
             (true, Happening::Contact(Other::Ball(j))) => (j, self.count_b),
             _ => (self.a(), self.count_a),
         }
@@ -254,12 +254,12 @@ impl Calendar {
     /// Add what happens to ball `a` at `time`, as of the balls' collision counters
     /// (`counters[i]` for ball `i`).
     pub fn push(&mut self, time: Real, a: u32, happening: Happening, counters: &[u32]) {
-        self.push_held(time, a, happening, counters, false);
+        self.push_for(time, a, happening, counters, false);
     }
 
-    /// Add what happens to ball `a` at `time`, held for the other ball of the contact when
+    /// Add what happens to ball `a` at `time`, kept for the other ball of the contact when
     /// `for_b` (see [`Next::Again`]).
-    pub fn push_held(
+    pub fn push_for(
         &mut self,
         time: Real,
         a: u32,
@@ -267,14 +267,14 @@ impl Calendar {
         counters: &[u32],
         for_b: bool,
     ) {
-        debug_assert!(a < HELD_FOR_B);
+        debug_assert!(a < FOR_B);
         let count_b = match happening {
             Happening::Contact(Other::Ball(j)) => counters[j as usize],
             _ => 0,
         };
         let event = Event {
             time,
-            a: if for_b { a | HELD_FOR_B } else { a },
+            a: if for_b { a | FOR_B } else { a },
             b: happening.pack(),
             count_a: counters[a as usize],
             count_b,
@@ -407,11 +407,11 @@ impl Calendar {
     /// Drop the stale events but those that still stand for a ball's earliest (see
     /// [`Calendar::pop_until`]): where events outlive steps, stale ones would otherwise pile
     /// up until their time comes.
-    pub fn compact(&mut self, counters: &[u32], held: &[Key]) {
+    pub fn compact(&mut self, counters: &[u32], earliest: &[Key]) {
         let keep = |event: &Event| {
             event.current(counters) || {
                 let (ball, count) = event.owner();
-                counters[ball as usize] == count && held[ball as usize] == event.key()
+                counters[ball as usize] == count && earliest[ball as usize] == event.key()
             }
         };
         self.heap.retain(|Reverse(event)| keep(event));
@@ -429,13 +429,13 @@ impl Calendar {
     /// course since it was predicted, dropping the stale ones before it; `None` when none is
     /// left before `t_end` (later events stay).
     ///
-    /// With `held` (each ball's earliest event, where each ball keeps only its earliest in the
+    /// With `earliest` (each ball's earliest event, where each ball keeps only its earliest in the
     /// calendar), a stale event that was a ball's earliest gives [`Next::Again`] for it.
     pub fn pop_until(
         &mut self,
         counters: &[u32],
         t_end: Real,
-        held: Option<&[Key]>,
+        earliest: Option<&[Key]>,
     ) -> Option<Next> {
         loop {
             let Some(Reverse(event)) = self.heap.peek() else {
@@ -457,10 +457,10 @@ impl Calendar {
             if event.current(counters) {
                 return Some(Next::Event(event));
             }
-            if let Some(held) = held {
+            if let Some(earliest) = earliest {
                 let (ball, count) = event.owner();
                 let b = ball as usize;
-                if counters[b] == count && held[b] == event.key() {
+                if counters[b] == count && earliest[b] == event.key() {
                     return Some(Next::Again {
                         ball,
                         time: event.time,
@@ -630,28 +630,32 @@ mod tests {
         let mut calendar = Calendar::default();
         calendar.clear(0.0, 0);
         let contact = Happening::Contact(Other::Ball(2));
-        // Ball 0 asks about ball 2: held for ball 2 only (ball 0 holds an earlier one)
-        calendar.push_held(0.5, 0, contact, &counters, true);
-        calendar.push_held(
+        // Ball 0 asks about ball 2: kept for ball 2 only (ball 0 keeps an earlier one)
+        calendar.push_for(0.5, 0, contact, &counters, true);
+        calendar.push_for(
             0.2,
             0,
             Happening::Contact(Other::Static(0)),
             &counters,
             false,
         );
-        let held = [
+        let earliest = [
             key_of(0.2, 0, Happening::Contact(Other::Static(0))),
             NEVER,
             key_of(0.5, 0, contact),
         ];
         // Ball 0 changes course: both its events go stale
         counters[0] += 1;
-        calendar.compact(&counters, &held);
-        assert_eq!(calendar.len(), 1, "the event held for ball 2 stays");
-        match calendar.pop_until(&counters, 1.0, Some(&held)) {
+        calendar.compact(&counters, &earliest);
+        assert_eq!(calendar.len(), 1, "the event kept for ball 2 stays");
+        match calendar.pop_until(&counters, 1.0, Some(&earliest)) {
             Some(Next::Again { ball, time }) => assert_eq!((ball, time), (2, 0.5)),
             other => panic!("{other:?}"),
         }
-        assert!(calendar.pop_until(&counters, 1.0, Some(&held)).is_none());
+        assert!(
+            calendar
+                .pop_until(&counters, 1.0, Some(&earliest))
+                .is_none()
+        );
     }
 }

@@ -75,7 +75,7 @@
 //! it at rest: its velocity and spin are zero in the world, the velocity it has. Every such
 //! contact stops at least one moving ball, so at most one per ball follows the budget. Stopped
 //! balls lose the rest of the step's time, their kinetic energy and their momentum.
-//! [`StepStats::events_cap_hits`] counts the contacts held, [`StepStats::stopped`] the balls
+//! [`StepStats::events_cap_hits`] counts the contacts met past it, [`StepStats::stopped`] the balls
 //! that stopped, [`StepStats::energy_stopped`] and [`StepStats::momentum_stopped`] what they
 //! lost.
 
@@ -149,7 +149,7 @@ fn epoch_end(dt: Real) -> Real {
 /// A budget of resolved collisions ([`StepConfig::max_events_per_step`]) bounds the work of a
 /// step without letting anything pass through anything: once it is spent, each later contact
 /// stops its moving balls where they touch, for the rest of the step, and they end it at rest
-/// (velocity and spin zero). [`StepStats::events_cap_hits`] counts the contacts held,
+/// (velocity and spin zero). [`StepStats::events_cap_hits`] counts the contacts met past it,
 /// [`StepStats::stopped`] the balls that lost time, [`StepStats::energy_stopped`] the kinetic
 /// energy they lost and [`StepStats::momentum_stopped`] their momentum.
 ///
@@ -406,7 +406,7 @@ impl Stepper {
 
     /// The event loop: pop the calendar's events in time order until the step's end, and
     /// meet each (a crossing, a turn on a surface, a contact resolved or, past the budget,
-    /// held).
+    /// stopped).
     fn run_events<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
         let keep_paths = self.kept.keeps;
         let cap = self
@@ -416,8 +416,11 @@ impl Stepper {
         let mut resolved = 0usize;
         self.budget.stopped.clear();
         loop {
-            let held = keep_paths.then_some(self.kept.held.as_slice());
-            let event = match self.calendar.pop_until(&self.balls.counter, step.t1, held) {
+            let earliest = keep_paths.then_some(self.kept.earliest.as_slice());
+            let event = match self
+                .calendar
+                .pop_until(&self.balls.counter, step.t1, earliest)
+            {
                 None => break,
                 Some(Next::Event(event)) => event,
                 Some(Next::Again { ball, time }) => {
@@ -437,7 +440,7 @@ impl Stepper {
                 }
                 Happening::Turn => self.turn(step, i, now),
                 Happening::Contact(other) if resolved >= cap => {
-                    self.hold(step, i, other, now);
+                    self.stop_pair(step, i, other, now);
                 }
                 Happening::Contact(other) => {
                     if self.resolve(step, i, other, now) {
@@ -587,8 +590,8 @@ impl Stepper {
             .list(&self.balls.body, &self.balls.start, &mut self.statics, dt);
         self.pairs.contacts.clear();
         let n = self.balls.len();
-        self.kept.held.clear();
-        self.kept.held.resize(n, NEVER);
+        self.kept.earliest.clear();
+        self.kept.earliest.resize(n, NEVER);
         self.pairs.declined.clear();
         self.pairs.changed.clear();
         self.pairs.changed.resize(n, 0);

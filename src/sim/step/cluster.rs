@@ -61,7 +61,7 @@ pub(super) struct Clusters {
     radius: Vec<Real>,
     inverse_mass: Vec<Real>,
     /// Per place, the ball takes its projected velocity (a contact pushes it).
-    held: Vec<bool>,
+    pushed: Vec<bool>,
     /// Per place, the ball is in a rough island.
     rough: Vec<bool>,
     contacts: Vec<Contact>,
@@ -390,8 +390,8 @@ impl Stepper {
     /// pushes: a collision at the step's start, a link for sleep, and for a static shape or a
     /// sleeper a support.
     fn apply_projection(&mut self, c: &mut Clusters, dt: Real) {
-        c.held.clear();
-        c.held.resize(c.balls.len(), false);
+        c.pushed.clear();
+        c.pushed.resize(c.balls.len(), false);
         c.rough.clear();
         c.rough.resize(c.balls.len(), false);
         for &(from, to, solve) in &c.islands {
@@ -408,10 +408,10 @@ impl Stepper {
                 if impulse <= 0.0 && c.rough_impulse[k] == Vec3::ZERO {
                     continue;
                 }
-                c.held[contact.a] = true;
+                c.pushed[contact.a] = true;
                 let i = c.balls[contact.a] as usize;
                 if let Some(b) = contact.b {
-                    c.held[b] = true;
+                    c.pushed[b] = true;
                 } else {
                     self.balls.rest[i].grounded = true;
                     self.balls.supports_mut(i).add(contact.normal);
@@ -423,7 +423,7 @@ impl Stepper {
         for (k, &i) in c.balls.iter().enumerate() {
             let i = i as usize;
             let path = &mut self.balls.body[i].path;
-            if c.held[k] {
+            if c.pushed[k] {
                 path.velocity = c.velocity[k];
                 path.acceleration = Vec3::ZERO;
                 let material = &mut self.balls.material[i];

@@ -27,7 +27,7 @@ pub(super) struct Kept {
     pub(super) last_dt: Real,
     /// Where paths hold: per ball, the key of its earliest event in the calendar (the only one
     /// each ball keeps, with those of other balls that involve it).
-    pub(super) held: Vec<Key>,
+    pub(super) earliest: Vec<Key>,
     /// The balls in memory order: gathered index of each.
     pub(super) order: Vec<u32>,
     /// Balls whose paths changed outside the event loop (edited, stopped): they predict

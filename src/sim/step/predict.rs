@@ -60,7 +60,7 @@ impl Stepper {
             Asking::Again => (false, None),
         };
         if self.kept.keeps {
-            self.kept.held[i] = NEVER;
+            self.kept.earliest[i] = NEVER;
         }
         let mut found = std::mem::take(&mut self.scratch.found);
         self.candidates(i, &mut found);
@@ -326,7 +326,7 @@ impl Stepper {
         self.pairs.declined.retain(|(c, _)| c.live(counters));
         // Stale events pile up over the steps: drop them when they outnumber the balls
         if self.calendar.len() > 3 * self.balls.len() + 1024 {
-            self.calendar.compact(counters, &self.kept.held);
+            self.calendar.compact(counters, &self.kept.earliest);
         }
         for &i in &changed {
             self.predict(step, i as usize, step.t0, Asking::Changed { except: None });
@@ -484,17 +484,17 @@ impl Stepper {
         }
         // Each ball keeps its earliest event only, the other ball's included
         let key = key_of(time, i as u32, happening);
-        if earlier(key, self.kept.held[i]) {
-            self.kept.held[i] = key;
+        if earlier(key, self.kept.earliest[i]) {
+            self.kept.earliest[i] = key;
             self.calendar
-                .push_held(time, i as u32, happening, &self.balls.counter, false);
+                .push_for(time, i as u32, happening, &self.balls.counter, false);
         }
         if let Other::Ball(j) = other
-            && earlier(key, self.kept.held[j as usize])
+            && earlier(key, self.kept.earliest[j as usize])
         {
-            self.kept.held[j as usize] = key;
+            self.kept.earliest[j as usize] = key;
             self.calendar
-                .push_held(time, i as u32, happening, &self.balls.counter, true);
+                .push_for(time, i as u32, happening, &self.balls.counter, true);
         }
     }
 }

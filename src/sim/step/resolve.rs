@@ -517,7 +517,7 @@ impl Stepper {
     /// Hold a contact reached after the budget ran out: its moving balls stop where they touch
     /// and end the step at rest there (see [`Stepper::stop`]). Still balls are predicted again,
     /// so balls heading for them stop against them in turn.
-    pub(super) fn hold<S: ToiStrategy + ?Sized>(
+    pub(super) fn stop_pair<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
         i: usize,

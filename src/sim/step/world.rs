@@ -110,7 +110,7 @@ impl Stepper {
         let gravity = self.config.gravity;
         let keep = clock.is_some();
         let clock = clock.unwrap_or(0.0);
-        let mut held = false;
+        let mut went_on = false;
         self.kept.clock = clock;
         self.kept.changed_balls.clear();
         let balls = &mut self.balls;
@@ -129,9 +129,9 @@ impl Stepper {
             let (entity, p, v, r, m, _, _, _, _, sleep, path) = ball;
             let restitution = checked.restitution;
             // Its path goes on while the world still puts the ball where the path does
-            let path = match path.filter(|q| keep && holds(q, clock, p, v, gravity)) {
+            let path = match path.filter(|q| keep && goes_on(q, clock, p, v, gravity)) {
                 Some(q) => {
-                    held = true;
+                    went_on = true;
                     q.trajectory()
                 }
                 None => Trajectory::straight(p.0, v.0, clock),
@@ -168,8 +168,8 @@ impl Stepper {
             balls.rest.push(rest);
             balls.start.push(p.0);
         }
-        // No path held: a new epoch, so that the same balls step the same whatever the clock
-        if !held && clock != 0.0 {
+        // No path went on: a new epoch, so that the same balls step the same whatever the clock
+        if !went_on && clock != 0.0 {
             self.kept.clock = 0.0;
             for body in &mut balls.body {
                 body.path.time = 0.0;
@@ -238,8 +238,8 @@ impl Stepper {
             }
             // A new mass or restitution leaves the path, and so the predictions, as they were:
             // a new stepper keeps the path too
-            let same =
-                path.is_some_and(|q| holds(q, clock, p, v, gravity) && q.trajectory() == body.path);
+            let same = path
+                .is_some_and(|q| goes_on(q, clock, p, v, gravity) && q.trajectory() == body.path);
             if !same {
                 body.path = Trajectory::straight(p.0, v.0, clock);
                 self.kept.changed_balls.push(w as u32);
@@ -527,9 +527,9 @@ pub(super) fn clock_of(world: &World, dt: Real) -> Option<Real> {
         .filter(|&t| t.is_finite() && (0.0..EPOCH_STEPS as Real * dt).contains(&t))
 }
 
-/// True when path `q` still holds at `clock` under `gravity`: it falls under that gravity, and
+/// True when path `q` goes on at `clock` under `gravity`: it falls under that gravity, and
 /// the world puts the ball where the path does, with the path's velocity, bit for bit.
-fn holds(q: &Path, clock: Real, p: &Position, v: &Velocity, gravity: Vec3) -> bool {
+fn goes_on(q: &Path, clock: Real, p: &Position, v: &Velocity, gravity: Vec3) -> bool {
     q.until == clock
         && q.time <= clock
         && q.acceleration == gravity
