@@ -12,7 +12,8 @@
 //!   a hollow is still; one that slides on, however slowly, is not. A ball moving on a surface
 //!   in closed form is still only where it stands there: rolling, sliding or pulled down a
 //!   slope it is not, however long the step (see `sim::surface`); nor is a ball that ends a
-//!   step in flight, which nothing holds against gravity.
+//!   step in flight, which nothing holds against gravity, nor one that ends it going faster
+//!   than the sleep speed (a long step's way may end where it began).
 //! - Balls that have been still for [`SleepConfig::time`] and touched in the step (a
 //!   collision, or a contact found touching) form an *island*, together with the sleeping
 //!   islands they touched. A ball that is not still is an island of its own: it keeps no one

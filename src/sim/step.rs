@@ -541,9 +541,11 @@ impl Stepper {
         for i in 0..balls.len() {
             let body = &balls.body[i];
             let end = balls.end(i, t_end);
-            // A spinning ball's surface moves: it is not still
+            // A spinning ball's surface moves, and a ball that ends the step going moves on
+            // (its way over the step may end where it began): neither is still
             let turning = body.radius * balls.material[i].spin.length();
-            let speed = (end.distance(balls.start[i]) / dt).max(turning);
+            let going = body.path.velocity_at(t_end).length();
+            let speed = (end.distance(balls.start[i]) / dt).max(turning).max(going);
             // On a surface its motion, exact, says whether it stands: rolling or sliding, or
             // pulled down a slope, it is not still however long the step; nor is a ball that
             // ends it in flight, which nothing holds against its acceleration

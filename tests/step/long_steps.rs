@@ -395,3 +395,44 @@ fn a_ball_that_hits_a_wall_falls_on_at_any_step_length() {
         }
     }
 }
+
+#[test]
+fn a_ball_going_at_the_end_of_a_step_never_sleeps_at_any_step_length() {
+    // A ball of radius 0.1 resting on a frictionless floor, running at 30 between two elastic
+    // walls (faces at x = ±1): it goes to and fro for ever, at any step. A step of 0.5 whose
+    // run ends about where it began used to take it for still, and it slept with its energy
+    let (v, period) = (30.0, 2.0 * 1.8 / 30.0);
+    // (Up to dt 1: from 1.53 on, 30 is below the default rest speed 2 |g| dt, and a ball
+    // resting on the floor rests against a wall too; see RELIABILITY.md)
+    for dt in [1.0 / 60.0, 0.5, 1.0_f64] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),));
+        for side in [-1.0, 1.0] {
+            let face = v3(side, 0.0, 0.0);
+            world.spawn((Plane::new(face, -face).unwrap(),));
+        }
+        let ball = BallDef::new(v3(0.0, 0.1, 0.0), 0.1)
+            .velocity(v3(v, 0.0, 0.0))
+            .spawn(&mut world);
+        let mut stepper = Stepper::new(StepConfig::default());
+        for step in 1..=(8.0 / dt).round() as usize {
+            stepper.step(&mut world, dt).unwrap();
+            let t = step as Real * dt;
+            // Where it is on its round trip of `period`: out to 0.9, back to -0.9, and out
+            let phase = (t % period) / period * 3.6;
+            let (x, vx) = match phase {
+                p if p < 0.9 => (p, v),
+                p if p < 2.7 => (1.8 - p, -v),
+                p => (p - 3.6, v),
+            };
+            let what = format!("dt {dt}, t {t}");
+            let (p, u) = (position(&world, ball), velocity(&world, ball));
+            assert!(
+                (p - v3(x, 0.1, 0.0)).length() <= 1e-9,
+                "{what}: at {p}, not {x}"
+            );
+            assert!((u - v3(vx, 0.0, 0.0)).length() <= 1e-9, "{what}: going {u}");
+            assert!(!asleep(&world, ball), "{what}: asleep");
+        }
+    }
+}
