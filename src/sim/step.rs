@@ -543,19 +543,19 @@ impl Stepper {
             let end = balls.end(i, t_end);
             // A spinning ball's surface moves, and a ball that ends the step going moves on
             // (its way over the step may end where it began): neither is still
+            let path = &body.path;
             let turning = body.radius * balls.material[i].spin.length();
-            let going = body.path.velocity_at(t_end).length();
+            let going = path.velocity_at(t_end).length();
             let speed = (end.distance(balls.start[i]) / dt).max(turning).max(going);
             // On a surface its motion, exact, says whether it stands: rolling or sliding, or
             // pulled down a slope, it is not still however long the step; nor is a ball that
             // ends it in flight, which nothing holds against its acceleration
-            let path = &body.path;
             let flies = path.acceleration != Vec3::ZERO
                 && !balls.on_surface(i)
                 && !balls.material[i].motion.kicked();
             // (a roll of a step within the rounding of positions is none: a ball left rolling at
             // 1e-16 by the rounding of a solve stands)
-            let rolls = path.velocity_at(t_end).length() * dt > ROUNDING * body.radius;
+            let rolls = going * dt > ROUNDING * body.radius;
             let stands = !balls.rest[i].unbalanced
                 && !flies
                 && (!balls.on_surface(i) || (!rolls && path.acceleration == Vec3::ZERO));
