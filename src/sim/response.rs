@@ -277,6 +277,13 @@ impl Body {
         }
     }
 
+    /// True when this body holds against a push along `push` (unit): frozen that way (asleep,
+    /// or busy), or held by its supports.
+    #[inline]
+    pub(crate) fn holds(&self, push: Vec3) -> bool {
+        self.frozen.holds(push) || self.supports.hold(push)
+    }
+
     /// Return the velocity this body leaves a contact with, given its `earned` one, and what of
     /// it is still owed: a ball going straight after a kick owes all its gravity again, less
     /// what holds it up takes (`project`, on its supports), so a ball sent off its floor pays it
@@ -308,7 +315,7 @@ pub(crate) enum Frozen {
 impl Frozen {
     /// True when a push along `push` (unit) is held.
     #[inline]
-    pub(crate) fn holds(self, push: Vec3) -> bool {
+    fn holds(self, push: Vec3) -> bool {
         match self {
             Self::No => false,
             Self::Downward(down) => push.dot(down) > HOLD,
@@ -432,8 +439,8 @@ pub(crate) fn resolve(
     let (wa, wb) = (a.inverse_mass, b.inverse_mass);
     if resting {
         // Shock propagation: a body pushed into its support holds
-        let a_held = a.frozen.holds(n) || wa == 0.0 || a.supports.hold(n);
-        let b_held = b.frozen.holds(-n) || wb == 0.0 || b.supports.hold(-n);
+        let a_held = wa == 0.0 || a.holds(n);
+        let b_held = wb == 0.0 || b.holds(-n);
         if a_held || b_held {
             return Some(hold(a, b, n, (a_held, b_held), friction));
         }

@@ -223,8 +223,7 @@ impl Stepper {
         // What a ball lands on holds like a static shape where it is no lighter and its own
         // supports or sleep hold it against the push
         let holds = |body: &Body, push: Vec3, lander: &Body| {
-            body.inverse_mass <= lander.inverse_mass
-                && (body.frozen.holds(push) || body.supports.hold(push))
+            body.inverse_mass <= lander.inverse_mass && body.holds(push)
         };
         // Pressed together along the normal as firmly as a support holds
         let firmly = pressing > HOLD * (mine.1 - theirs.1).length();
