@@ -233,6 +233,9 @@ struct Pairs {
     /// A pair declined in this step may meet again later (paths that curve back together, or
     /// pressed together as the step ran out): the step is not calm.
     declined_may_meet: bool,
+    /// A resting cluster at the step's start met a contact on earned velocities alone (a slow
+    /// impact, inelastic): the step is not calm.
+    rested_at_start: bool,
 }
 
 /// What the budget of resolved collisions leaves in a step: the balls it stopped, and who
@@ -366,6 +369,7 @@ impl Stepper {
         self.report.stats = StepStats::default();
         self.sleep.links.clear();
         self.pairs.declined_may_meet = false;
+        self.pairs.rested_at_start = false;
         self.budget.pushes.clear();
         self.budget.pushes_sorted = false;
         // Exact flight: every ball awake falls on a parabola until something holds it up
@@ -508,13 +512,15 @@ impl Stepper {
 
     /// True when every ball ends the step awake and in free flight under gravity: none rested,
     /// moved on a surface, was stopped by the budget, slept or woke in the step, none changed
-    /// course as a kept step ended, and no pair declined in it may meet again. After such a
-    /// step the paths hold into the next (see [`Path`]). `t1` is the step's end.
+    /// course as a kept step ended, no resting cluster met a contact at its start, and no pair
+    /// declined in it may meet again. After such a step the paths hold into the next (see
+    /// [`Path`]). `t1` is the step's end.
     fn calm(&self, t1: Real) -> bool {
         let gravity = self.config.gravity;
         let balls = &self.balls;
         self.budget.stopped.is_empty()
             && !self.pairs.declined_may_meet
+            && !self.pairs.rested_at_start
             && (0..balls.len()).all(|i| {
                 let (material, rest) = (&balls.material[i], &balls.rest[i]);
                 let path = &balls.body[i].path;

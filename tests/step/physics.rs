@@ -1767,14 +1767,17 @@ fn falling_elastic_world(seed: u64) -> (World, Vec3, f64) {
     (world, gravity, dt)
 }
 
-/// Paths kept across steps under gravity are exact as fresh ones: in 48 falling elastic
+/// Paths kept across steps under gravity are exact as fresh ones: in 72 falling elastic
 /// worlds nothing ends inside anything or escapes, energy is kept to 1e-9 of its scale in
 /// every step in which nothing rested and never rises in the others (a resting contact is
-/// inelastic), and (in every third world) a new stepper at every step gives the same bits.
+/// inelastic), and a new stepper at every step gives the same bits. (Seed 26 used to part
+/// there: a new stepper met a ball's past graze of the can again at its start, from another
+/// normal; seed 63 lost energy in a calm step: a resting cluster took a ball's approach to a
+/// wall that gravity pulls it away from, and reported nothing.)
 #[test]
 fn kept_paths_under_gravity_let_nothing_through_and_keep_energy() {
     let mut calm = [0, 0];
-    for seed in 0..48 {
+    for seed in 0..72 {
         let (mut world, gravity, dt) = falling_elastic_world(seed);
         let (mut twin, ..) = falling_elastic_world(seed);
         let config = StepConfig {
@@ -1803,15 +1806,13 @@ fn kept_paths_under_gravity_let_nothing_through_and_keep_energy() {
                 after - before
             };
             assert!(kept <= 1e-9 * scale, "{what}: {before} -> {after}");
-            if seed % 3 == 0 {
-                Stepper::new(config.clone()).step(&mut twin, dt).unwrap();
-                let same = world
-                    .query::<(&Position, &Velocity)>()
-                    .iter()
-                    .zip(twin.query::<(&Position, &Velocity)>().iter())
-                    .all(|(a, b)| a == b);
-                assert!(same, "{what}: a new stepper went another way");
-            }
+            Stepper::new(config.clone()).step(&mut twin, dt).unwrap();
+            let same = world
+                .query::<(&Position, &Velocity)>()
+                .iter()
+                .zip(twin.query::<(&Position, &Velocity)>().iter())
+                .all(|(a, b)| a == b);
+            assert!(same, "{what}: a new stepper went another way");
         }
     }
     // Most steps went on from the last one's paths

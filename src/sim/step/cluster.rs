@@ -72,6 +72,9 @@ pub(super) struct Clusters {
     impulse: Vec<Real>,
     /// Per contact of a rough island, its impulse on its ball `a` (along and across).
     rough_impulse: Vec<Vec3>,
+    /// Per contact, its normal impulse in the projection without gravity (on earned
+    /// velocities).
+    earned_impulse: Vec<Real>,
     /// Union-find over the places, and the size of each island at its root.
     parent: Vec<u32>,
     size: Vec<u32>,
@@ -346,6 +349,7 @@ impl Stepper {
         let fall = self.config.gravity * dt;
         for with_gravity in [false, true] {
             if with_gravity {
+                std::mem::swap(&mut c.earned_impulse, &mut c.impulse);
                 c.velocity.clear();
                 c.velocity.extend(c.earned.iter().map(|&v| v + fall));
                 c.spin.clone_from(&c.earned_spin);
@@ -405,18 +409,26 @@ impl Stepper {
                 if let Some(b) = contact.b {
                     c.rough[b] |= rough;
                 }
+                let i = c.balls[contact.a] as usize;
+                let now = self.kept.clock;
                 if impulse <= 0.0 && c.rough_impulse[k] == Vec3::ZERO {
+                    // Met on earned velocities only: a slow impact at the step's start,
+                    // inelastic, that gravity does not press on (its balls keep the earned
+                    // velocities)
+                    let earned = c.earned_impulse[k];
+                    if earned > 0.0 {
+                        self.pairs.rested_at_start = true;
+                        self.report_push(i, c.others[k], now, contact.normal, earned);
+                    }
                     continue;
                 }
                 c.pushed[contact.a] = true;
-                let i = c.balls[contact.a] as usize;
                 if let Some(b) = contact.b {
                     c.pushed[b] = true;
                 } else {
                     self.balls.rest[i].grounded = true;
                     self.balls.supports_mut(i).add(contact.normal);
                 }
-                let now = self.kept.clock;
                 self.report_push(i, c.others[k], now, contact.normal, impulse);
             }
         }

@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 
 use super::{Step, Stepper};
+use crate::geometry::Shape;
 use crate::math::{Real, Vec3};
 use crate::sim::calendar::{Happening, NEVER, Other, earlier, key_of};
 use crate::sim::measure::Touching;
@@ -178,6 +179,9 @@ impl Stepper {
                 .contacts
                 .push(Touching::new(a as u32, other, &self.balls.counter));
         }
+        let Some((from, me, toi)) = self.past_grazes(step, a, other, now, (from, me, toi)) else {
+            return;
+        };
         self.schedule(step, a, other, from, now, (&me, &toi));
         // A pair that touches and parts on curved paths may meet again: asked again from when
         // it is farthest apart along the normal. Found touching there and still parting, it
@@ -208,6 +212,80 @@ impl Stepper {
                 Toi::Miss => {}
             }
             at = later;
+        }
+    }
+
+    /// Pass over what a query of ball `a` and `other` from `from` found before `now` where it is
+    /// a graze: a touch that did not approach, which the stepper that met it declined then and
+    /// asked again from when the pair is farthest apart (see [`Stepper::look_again`]). A
+    /// stepper that comes to these paths later (a fresh one, or a crossing) finds the same
+    /// touch and goes on from the same time, so both meet what follows alike. `None` where the
+    /// pair parts beyond the horizon; else the query to schedule.
+    fn past_grazes<S: ToiStrategy + ?Sized>(
+        &mut self,
+        step: &Step<'_, S>,
+        a: usize,
+        other: Other,
+        now: Real,
+        (mut from, mut me, mut toi): (Real, MovingBall, Toi),
+    ) -> Option<(Real, MovingBall, Toi)> {
+        for _ in 0..PARTING_ASKS {
+            let Toi::Hit(contact) = toi else {
+                break;
+            };
+            let then = from + contact.time;
+            if then >= now {
+                break;
+            }
+            let Some(after) = self.declined_at(step, a, other, then) else {
+                break;
+            };
+            self.pairs
+                .declined
+                .push((Touching::new(a as u32, other, &self.balls.counter), after));
+            if after >= step.horizon {
+                return None;
+            }
+            (me, toi) = self.query(step, a, other, after);
+            from = after;
+        }
+        Some((from, me, toi))
+    }
+
+    /// For ball `i` touching `other` at `then`: `None` where they approach there (a contact),
+    /// else when they may meet again, as [`Stepper::look_again`] declines it (infinite: never).
+    fn declined_at<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        i: usize,
+        other: Other,
+        then: Real,
+    ) -> Option<Real> {
+        let me = self.balls.moving(i, then);
+        let normal = self.normal_at(i, other, then);
+        let them = self.other_motion(other, then);
+        if closing(
+            (me.velocity, me.acceleration),
+            them,
+            normal,
+            step.rest_speed,
+        )
+        .is_some()
+        {
+            return None;
+        }
+        Some(
+            self.parts_until(step, &me, other, then, normal)
+                .unwrap_or(Real::INFINITY),
+        )
+    }
+
+    /// The normal from `other` towards ball `i` at `t`.
+    pub(super) fn normal_at(&self, i: usize, other: Other, t: Real) -> Vec3 {
+        let ball = self.balls.ball_at(i, t);
+        match other {
+            Other::Ball(j) => self.balls.ball_at(j as usize, t).proximity(&ball).normal,
+            Other::Static(k) => self.statics[k as usize].shape.proximity(&ball).normal,
         }
     }
 

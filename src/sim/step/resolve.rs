@@ -485,11 +485,7 @@ impl Stepper {
         now: Real,
     ) {
         let me = self.balls.moving(i, now);
-        let ball = self.balls.ball_at(i, now);
-        let normal = match other {
-            Other::Ball(j) => self.balls.ball_at(j as usize, now).proximity(&ball).normal,
-            Other::Static(k) => self.statics[k as usize].shape.proximity(&ball).normal,
-        };
+        let normal = self.normal_at(i, other, now);
         let after = self
             .parts_until(step, &me, other, now, normal)
             .unwrap_or(Real::INFINITY);
@@ -498,7 +494,7 @@ impl Stepper {
         let mine = (me.velocity, me.acceleration);
         let them = self.other_motion(other, now);
         let pressed = closing(mine, them, normal, step.rest_speed).is_some();
-        self.pairs.declined_may_meet |= pressed || after.is_finite();
+        self.pairs.declined_may_meet |= pressed || after < step.horizon;
         self.pairs
             .declined
             .push((Touching::new(i as u32, other, &self.balls.counter), after));
