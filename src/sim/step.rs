@@ -123,6 +123,12 @@ const ELASTIC_AFTER: u32 = 64;
 /// gaps and overlaps that are a touch, hops and rolls that are none.
 const ROUNDING: Real = 1e-12;
 
+/// The height of a hop, relative to the radii of the pair, below which it is none and the
+/// contact rests: far below anything a position shows, yet above what the rounding of a run of
+/// impacts leaves (an elastic ball left hopping 6e-12 of its radius high on a slope, 3e-7 s a
+/// hop, ran out the budget).
+const HOP: Real = 1e-9;
+
 /// Steps of an epoch of the paths' clock at most: past `EPOCH_STEPS · dt` every path starts anew
 /// where its ball is, at time 0, so that the clock's rounding stays within a few dozen times that
 /// of a single step's times.
@@ -562,12 +568,20 @@ impl Stepper {
             // (a roll of a step within the rounding of positions is none: a ball left rolling at
             // 1e-16 by the rounding of a solve stands)
             let rolls = going * dt > ROUNDING * body.radius;
+            // The drift allowed holds over the sleep time, which a step as long takes whole: it
+            // is not still where it took the ball, or would take it at its end speed, beyond
+            // that drift (at dt 1 a slide at 5 was under the default limit `|g| dt`, and slept
+            // after one step). Shorter steps are held to it by `observe`, step after step
+            let reach = config.drift * body.radius;
+            let leaves =
+                dt >= config.time && (end.distance(balls.start[i]) > reach || going * dt > reach);
             let stands = !balls.rest[i].unbalanced
                 && !flies
+                && !leaves
                 && (!balls.on_surface(i) || (!rolls && path.acceleration == Vec3::ZERO));
             let speed = if stands { speed } else { Real::INFINITY };
             let rest = &mut balls.rest[i];
-            rest.observe(end, speed, limit, config.drift * body.radius, dt);
+            rest.observe(end, speed, limit, reach, dt);
         }
         let entities = &balls.entity;
         self.sleep.islands.settle(

@@ -17,6 +17,7 @@
 //!   roll after it has one too.
 //! - **standing** (`v = 0`): held where rolling resistance holds it (`5/7 |g_t| <= c g_n`),
 //!   rolling down the slope otherwise (sliding down where it is too steep to roll).
+//! - **frictionless** (`μ = 0`): `a = g_t` whatever the slip, and the spin never changes.
 //! - In each, the spin about the normal loses `5/2 c g_n / R` a second until it stops (the same
 //!   resistance about the normal as across it).
 //!
@@ -34,7 +35,7 @@ pub(crate) struct Surface {
     pub normal: Vec3,
     /// Gravity (must press into the plane: `gravity·normal < 0`).
     pub gravity: Vec3,
-    /// The coefficient of friction of the ball on the plane (above 0).
+    /// The coefficient of friction of the ball on the plane (0 or above).
     pub friction: Real,
     /// The ball's rolling resistance (0 or above).
     pub rolling_resistance: Real,
@@ -97,9 +98,20 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
         radius: r,
     } = *surface;
     let g_n = -gravity.dot(n);
-    debug_assert!(g_n > 0.0 && mu > 0.0 && r > 0.0);
+    debug_assert!(g_n > 0.0 && mu >= 0.0 && r > 0.0);
     let g_t = along_slope(gravity, n, g_n);
     let v = velocity - n * velocity.dot(n);
+    // Frictionless: nothing but gravity acts along the plane, whatever the slip, and nothing
+    // turns the ball
+    if mu == 0.0 {
+        return Some(SurfaceMotion {
+            velocity: v,
+            spin,
+            acceleration: g_t,
+            spin_rate: Vec3::ZERO,
+            next: None,
+        });
+    }
     let slip = slip(v, spin, n, r);
     let scale = v.length() + r * (spin - n * spin.dot(n)).length();
     let (spin_rate, turning) = wind_down(spin, surface, g_n);
@@ -165,6 +177,13 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     let straight = lies_along(acceleration, along, gravity);
     let ends = (straight && slowing > 0.0).then(|| speed / slowing);
     Some(rolling(v, spin, acceleration, ends))
+}
+
+/// True when `gravity` has a part along a plane of unit normal `n` beyond [`ALONG`] of it: the
+/// plane is a slope.
+#[must_use]
+pub(crate) fn slopes(gravity: Vec3, n: Vec3) -> bool {
+    (gravity - n * gravity.dot(n)).length() > ALONG * gravity.length()
 }
 
 /// Return the part of `gravity` along a surface of normal `n` that gravity presses into with

@@ -90,6 +90,99 @@ fn a_ball_on_a_gentle_slope_rolls_down_at_any_step_length() {
     }
 }
 
+#[test]
+fn a_frictionless_ball_slides_down_a_slope_on_its_parabola_at_any_step_length() {
+    // Nothing but gravity acts along a frictionless slope: a ball lying on it, let go or thrown
+    // across it, follows x(t) = x0 + v0 t + g_t t^2 / 2 in the plane (g_t = g + g_n n), and its
+    // spin never changes. Held step by step it went straight with each step's end velocity,
+    // ahead by g_t dt^2 / 2 a step (1.2 after 2 s at dt 0.25 on a slope of 0.5 rad), and at
+    // dt 0.5 it fell asleep on the slope at once. On a plane and on a polygon's face, tilted
+    // about two axes, at steps of 1/60 to 2: the worked path to 1e-9, and never asleep
+    let g = v3(0.0, -9.81, 0.0);
+    for (tilt, about) in [(0.5, Vec3::Z), (0.01, Vec3::Z), (1.2, Vec3::X)] {
+        let n = turned(Vec3::Y, about, tilt);
+        let across = n.cross(about).normalize();
+        for (face, v0) in [
+            (false, Vec3::ZERO),
+            (false, about * 2.0),
+            (true, across * 0.3),
+        ] {
+            for dt in [1.0 / 60.0, 0.25, 0.5, 2.0_f64] {
+                let mut world = World::new();
+                let r = 0.1;
+                if face {
+                    let (u, w) = (about * 400.0, n.cross(about) * 400.0);
+                    let corners = vec![-u - w, u - w, u + w, -u + w];
+                    world.spawn((toibox::ConvexPolygon::new(corners).unwrap(),));
+                } else {
+                    world.spawn((Plane::new(Vec3::ZERO, n).unwrap(),));
+                }
+                let ball = BallDef::new(n * r, r)
+                    .velocity(v0)
+                    .restitution(0.0)
+                    .spawn(&mut world);
+                let g_t = g - n * g.dot(n);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: g,
+                    ..StepConfig::default()
+                });
+                let steps = (2.0 / dt).round() as usize;
+                for k in 1..=steps {
+                    stepper.step(&mut world, dt).unwrap();
+                    let t = dt * k as Real;
+                    let what =
+                        format!("tilt {tilt} about {about}, face {face}, v0 {v0}, dt {dt}, t {t}");
+                    assert!(!asleep(&world, ball), "{what}: asleep on a slope");
+                    close(
+                        position(&world, ball),
+                        n * r + v0 * t + g_t * (t * t / 2.0),
+                        &what,
+                    );
+                    close(velocity(&world, ball), v0 + g_t * t, &what);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_elastic_ball_hopping_invisibly_on_a_slope_lies_on_it() {
+    // An elastic ball of radius 0.02 on a frictionless slope of 0.066 rad, leaving it at 1.5e-6
+    // along the normal: it would hop 1.2e-13 high (6e-12 of its radius), 3e-7 s a hop, for
+    // ever, and ran out the budget in every step. A hop no higher than 1e-9 of the radius is
+    // none: it lies on the slope and slides down its parabola (to 1e-9), at dt 1/60 and 0.5
+    let g = v3(0.0, -9.81, 0.0);
+    let n = turned(Vec3::Y, Vec3::Z, 0.066);
+    for dt in [1.0 / 60.0, 0.5_f64] {
+        let mut world = World::new();
+        world.spawn((Plane::new(Vec3::ZERO, n).unwrap(),));
+        let r = 0.02;
+        let ball = BallDef::new(n * r, r)
+            .velocity(n * 1.5e-6)
+            .restitution(1.0)
+            .spawn(&mut world);
+        let mut stepper = Stepper::new(StepConfig {
+            gravity: g,
+            ..StepConfig::default()
+        });
+        let g_t = g - n * g.dot(n);
+        for k in 1..=(2.0 / dt).round() as usize {
+            let stats = stepper.step(&mut world, dt).unwrap().stats;
+            let t = dt * k as Real;
+            let what = format!("dt {dt}, t {t}");
+            assert_eq!(stats.events_cap_hits, 0, "{what}: {stats:?}");
+            assert!(stats.collisions <= 2, "{what}: {stats:?}");
+            close(position(&world, ball), n * r + g_t * (t * t / 2.0), &what);
+            close(velocity(&world, ball), g_t * t, &what);
+        }
+    }
+}
+
+/// `v` turned by `angle` about the unit `axis`.
+fn turned(v: Vec3, axis: Vec3, angle: Real) -> Vec3 {
+    toibox::glam::DQuat::from_axis_angle(axis, angle) * v
+}
+
 /// A world with a floor facing `up` through the origin and a ball of radius 0.1 at height
 /// `h` above it, at rest, with restitution `e`.
 fn drop(up: Vec3, h: Real, e: Real) -> (World, Entity) {
@@ -391,6 +484,44 @@ fn a_ball_that_hits_a_wall_falls_on_at_any_step_length() {
                 );
                 assert!(p.x <= 0.9 + 1e-9, "{what}: through the wall at {p}");
                 assert!(!asleep(&world, ball), "{what}: asleep in the air");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_slide_on_a_level_floor_goes_on_at_steps_as_long_as_the_sleep_time() {
+    // A ball sliding on a frictionless level floor goes on for ever at its speed. At a step of
+    // the sleep time (0.5) or longer one still step puts a ball to sleep, and a slide at 5
+    // counted as still at dt 1 (the default limit |g| dt is 9.81): it slept at x = 5. The drift
+    // allowed (0.1 radius) now holds over such a step too. Speeds 0.5 to 5, radii 0.05 to 1,
+    // along x and z, steps 0.5 to 5: on its line to 1e-9 for 20 s, never asleep; a ball at rest
+    // beside it sleeps after its first step, as before
+    for (speed, r, along) in [
+        (5.0, 0.1, Vec3::X),
+        (0.5, 0.05, Vec3::Z),
+        (2.0, 1.0, Vec3::X),
+    ] {
+        for dt in [0.5, 1.0, 2.0, 5.0_f64] {
+            let mut world = World::new();
+            world.spawn((Plane::new(Vec3::ZERO, Vec3::Y).unwrap(),));
+            let start = v3(0.0, r, 0.0);
+            let slider = BallDef::new(start, r)
+                .velocity(along * speed)
+                .restitution(0.0)
+                .spawn(&mut world);
+            let resting = BallDef::new(v3(0.0, r, 0.0) - along.cross(Vec3::Y) * 10.0, r)
+                .restitution(0.0)
+                .spawn(&mut world);
+            let mut stepper = Stepper::new(StepConfig::default());
+            for step in 1..=(20.0 / dt).round() as usize {
+                stepper.step(&mut world, dt).unwrap();
+                let t = step as Real * dt;
+                let what = format!("speed {speed}, r {r}, dt {dt}, t {t}");
+                close(position(&world, slider), start + along * (speed * t), &what);
+                close(velocity(&world, slider), along * speed, &what);
+                assert!(!asleep(&world, slider), "{what}: asleep");
+                assert!(asleep(&world, resting), "{what}: the resting ball is awake");
             }
         }
     }

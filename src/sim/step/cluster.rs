@@ -13,6 +13,7 @@ use crate::sim::cluster::{
 };
 use crate::sim::components::combine_friction;
 use crate::sim::sleep::{find, union};
+use crate::sim::surface::slopes;
 use crate::toi::ToiStrategy;
 
 /// Gaps, relative to the radii, within which a ball is in a resting contact with another ball
@@ -116,7 +117,8 @@ impl Stepper {
     /// rolling resistance that is near another such ball, a sleeper or a static shape, and does
     /// not close on it faster than the rest speed even after a step of gravity. Islands of at
     /// most [`MAX_ISLAND`] balls; those with friction or spin with Coulomb's cone and the spins
-    /// (see [`project_rough_cluster`]), but not a rough ball alone on shapes.
+    /// (see [`project_rough_cluster`]), but not a rough ball alone on shapes, nor a smooth one
+    /// alone on one slope (both move there in closed form).
     ///
     /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
     /// the step's gravity added, again. A ball that a contact then pushes takes that velocity at
@@ -310,10 +312,19 @@ impl Stepper {
             };
             let rough = c.friction[from..to].iter().any(|&mu| mu > 0.0)
                 || c.contacts[from..to].iter().any(spins);
-            // A rough ball alone on shapes is left to the event loop (it lies on one in closed
-            // form)
-            let alone = c.size[root as usize] == 1;
-            if c.size[root as usize] <= MAX_ISLAND && !(rough && alone) {
+            // A ball alone on shapes is left to the event loop, which lays it on one in closed
+            // form where it can: a rough one on any; a smooth one where it lies on one slope and
+            // touches nothing else (projected, it would go straight with a step's slide down
+            // the slope and run ahead of its parabola; on a level floor, in a corner or on a
+            // sleeper, the projection is exact)
+            let gravity = self.config.gravity;
+            let n = c.contacts[from].normal;
+            let on_one_slope = to - from == 1
+                && matches!(c.others[from], Other::Static(_))
+                && gravity.dot(n) < 0.0
+                && slopes(gravity, n);
+            let alone = c.size[root as usize] == 1 && (rough || on_one_slope);
+            if c.size[root as usize] <= MAX_ISLAND && !alone {
                 let solve = if rough { Solve::Rough } else { Solve::Smooth };
                 c.islands.push((from, to, solve));
             }

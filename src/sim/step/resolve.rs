@@ -4,7 +4,7 @@
 use hecs::Entity;
 
 use super::predict::Asking;
-use super::{ELASTIC_AFTER, ROUNDING, Step, Stepper};
+use super::{ELASTIC_AFTER, HOP, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::{BallMaterial, Motion};
@@ -258,11 +258,11 @@ impl Stepper {
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
-        // A hop no higher than the rounding of positions is none (an elastic ball pressed into
+        // A hop no higher than `HOP` of the radii is none (an elastic ball pressed into
         // a wall would hop there without end, ever more often)
         let reach =
             self.balls.body[i].radius + other_ball.map_or(0.0, |j| self.balls.body[j].radius);
-        let unseen = pressing > 0.0 && approach * approach <= 2.0 * pressing * ROUNDING * reach;
+        let unseen = pressing > 0.0 && approach * approach <= 2.0 * pressing * HOP * reach;
         let rests = approach == 0.0 || approach < rest_speed || series || unseen;
         Some(Closing {
             e,

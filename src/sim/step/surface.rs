@@ -3,7 +3,7 @@
 //!
 //! A ball comes to lie on a plane in a resting contact with it. It moves there in closed form
 //! where the plane (or the polygon's face, the ball's centre over it) is what gravity presses
-//! it into, their friction is above zero, it rests on nothing else, it pays no gravity in
+//! it into, it has friction there or the plane is a slope, it rests on nothing else, it pays no gravity in
 //! advance (it was not kicked in this step) and it has not left a surface in this step;
 //! elsewhere the resting contact holds it step by step, as any other (see
 //! [`response`](crate::sim::response)). Its path is a parabola in the plane, so the queries
@@ -21,7 +21,7 @@ use crate::sim::bodies::{Ending, Lying, Motion, NONE, Trajectory};
 use crate::sim::calendar::Happening;
 use crate::sim::components::combine_friction;
 use crate::sim::response::land;
-use crate::sim::surface::{Surface, SurfaceMotion, after, plan};
+use crate::sim::surface::{Surface, SurfaceMotion, after, plan, slopes};
 use crate::toi::ToiStrategy;
 
 /// Changes of course of a ball in a step (collisions and changes of state on a surface) after
@@ -60,11 +60,12 @@ impl Stepper {
             && body.path.acceleration == gravity
             && !self.balls.rest[i].asleep()
             && self.balls.hits[i] < MAX_TURNS;
-        // Frictionless, not pressed in, or resting on more than the plane (its supports and
-        // touches within 2.6° of the normal, as supports count as the same; a face's own normal
-        // is matched to rounding in `on_face`)
-        if !(free && friction > 0.0 && gravity.dot(n) < 0.0 && self.balls.supports(i).only_along(n))
-        {
+        // Not pressed in, resting on more than the plane (its supports and touches within 2.6°
+        // of the normal, as supports count as the same; a face's own normal is matched to
+        // rounding in `on_face`), or frictionless on the level (where holding it step by step
+        // is exact: nothing acts along the plane)
+        let moves = friction > 0.0 || slopes(gravity, n);
+        if !(free && moves && gravity.dot(n) < 0.0 && self.balls.supports(i).only_along(n)) {
             return false;
         }
         let surface = Surface {
