@@ -3,9 +3,9 @@
 //!
 //! A ball comes to lie on a plane in a resting contact with it. It moves there in closed form
 //! where the plane (or the polygon's face, the ball's centre over it) is what gravity presses
-//! it into, it has friction there or the plane is a slope, it rests on nothing else, it pays no gravity in
-//! advance (it was not kicked in this step) and it has not left a surface in this step;
-//! elsewhere the resting contact holds it step by step, as any other (see
+//! it into, it has friction there or the plane is a slope, it rests on nothing else, it pays
+//! no gravity in advance (it was not kicked in this step) and it has not left a surface in this
+//! step; elsewhere the resting contact holds it step by step, as any other (see
 //! [`response`](crate::sim::response)). Its path is a parabola in the plane, so the queries
 //! find its contacts with everything else as for any falling ball; its next change of state,
 //! or its centre passing over an edge of a polygon, is an event of the calendar
