@@ -261,27 +261,33 @@ impl Stepper {
         other: Other,
         then: Real,
     ) -> Option<Real> {
-        let me = self.balls.moving(i, then);
-        let normal = self.normal_at(i, other, then);
-        let them = self.other_motion(other, then);
-        if closing(
-            (me.velocity, me.acceleration),
-            them,
-            normal,
-            step.rest_speed,
-        )
-        .is_some()
-        {
-            return None;
-        }
-        Some(
-            self.parts_until(step, &me, other, then, normal)
-                .unwrap_or(Real::INFINITY),
-        )
+        let (pressed, after) = self.parting(step, i, other, then);
+        (!pressed).then_some(after)
+    }
+
+    /// How ball `i` and `other`, touching at `t`, part: whether they are pressed together
+    /// (closing along their normal), and when they may meet again (infinite: never; see
+    /// [`Stepper::parts_until`]).
+    pub(super) fn parting<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        i: usize,
+        other: Other,
+        t: Real,
+    ) -> (bool, Real) {
+        let me = self.balls.moving(i, t);
+        let normal = self.normal_at(i, other, t);
+        let them = self.other_motion(other, t);
+        let mine = (me.velocity, me.acceleration);
+        let pressed = closing(mine, them, normal, step.rest_speed).is_some();
+        let after = self
+            .parts_until(step, &me, other, t, normal)
+            .unwrap_or(Real::INFINITY);
+        (pressed, after)
     }
 
     /// The normal from `other` towards ball `i` at `t`.
-    pub(super) fn normal_at(&self, i: usize, other: Other, t: Real) -> Vec3 {
+    fn normal_at(&self, i: usize, other: Other, t: Real) -> Vec3 {
         let ball = self.balls.ball_at(i, t);
         match other {
             Other::Ball(j) => self.balls.ball_at(j as usize, t).proximity(&ball).normal,

@@ -484,16 +484,9 @@ impl Stepper {
         other: Other,
         now: Real,
     ) {
-        let me = self.balls.moving(i, now);
-        let normal = self.normal_at(i, other, now);
-        let after = self
-            .parts_until(step, &me, other, now, normal)
-            .unwrap_or(Real::INFINITY);
         // Pressed together with no time left to push them apart: the next step meets them
         // afresh
-        let mine = (me.velocity, me.acceleration);
-        let them = self.other_motion(other, now);
-        let pressed = closing(mine, them, normal, step.rest_speed).is_some();
+        let (pressed, after) = self.parting(step, i, other, now);
         self.pairs.declined_may_meet |= pressed || after < step.horizon;
         self.pairs
             .declined
