@@ -7,8 +7,9 @@
 
 use hecs::Entity;
 
-use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen, Supports};
+use super::response::{Body, FREEZE_AFTER, FREEZE_ALWAYS_AFTER, Frozen};
 use super::sleep::Rest;
+use super::supports::Supports;
 use super::surface::{Change, Surface};
 use crate::geometry::{Aabb, Ball};
 use crate::math::{Real, Vec3};

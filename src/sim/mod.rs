@@ -22,6 +22,7 @@ mod response;
 pub mod sleep;
 mod statics;
 mod step;
+mod supports;
 mod surface;
 
 pub use components::{

@@ -12,7 +12,8 @@ use crate::sim::calendar::Other;
 use crate::sim::components::{combine_friction, combine_restitution};
 use crate::sim::events::CollisionEvent;
 use crate::sim::measure::Touching;
-use crate::sim::response::{Body, HOLD, Response, bounces_end_within, closing, resolve};
+use crate::sim::response::{Body, Response, bounces_end_within, closing, resolve};
+use crate::sim::supports::HOLD;
 use crate::toi::{PairKind, ToiStrategy};
 
 /// A contact as the response meets it: the ball that asked, what it meets and where, both as

@@ -1,0 +1,189 @@
+//! Supports: the directions a ball rests against in a step, and holding a push against them.
+//!
+//! A ball that comes to rest against a static shape, or against a ball that did, keeps the
+//! normal of that support for the rest of the step (three at most, and six touches). A velocity
+//! pushed into its supports is projected on their cone at once, so a stack settles from the
+//! floor up and a ball in a hollow stops in one go (shock propagation, Guendelman et al. 2003;
+//! see [`response`](super::response)).
+
+use crate::math::{Real, Vec3};
+
+/// How firmly a push must go into a support to be held: the cosine of the widest angle.
+pub(crate) const HOLD: Real = 0.1;
+
+/// The directions a body rests against in this step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Supports {
+    /// Unit normals from each support towards the body, the latest last.
+    normals: [Vec3; 3],
+    count: u8,
+    /// Unit normals of what the body has been found touching in this step: resting contacts
+    /// respect them all at once, so that a ball in a hollow stops in one go.
+    touches: [Vec3; 6],
+    touch_count: u8,
+    /// A static shape: held every way.
+    everywhere: bool,
+}
+
+impl Supports {
+    /// What a static shape has.
+    pub const EVERYWHERE: Self = Self {
+        normals: [Vec3::ZERO; 3],
+        count: 0,
+        touches: [Vec3::ZERO; 6],
+        touch_count: 0,
+        everywhere: true,
+    };
+
+    /// Note a contact with normal `normal` (towards the body), up to six; a normal within 2.6°
+    /// of a known one replaces it (the same contact, as it is now).
+    #[inline]
+    pub fn touch(&mut self, normal: Vec3) {
+        let count = usize::from(self.touch_count);
+        if let Some(m) = self.touches[..count]
+            .iter_mut()
+            .find(|m| m.dot(normal) > 0.999)
+        {
+            *m = normal;
+        } else if count < self.touches.len() {
+            self.touches[count] = normal;
+            self.touch_count += 1;
+        }
+    }
+
+    /// True when every support and touch lies within 2.6° of `normal`: the body rests on one
+    /// thing (or on nothing).
+    #[inline]
+    pub fn only_along(&self, normal: Vec3) -> bool {
+        !self.everywhere
+            && self.normals[..usize::from(self.count)]
+                .iter()
+                .chain(&self.touches[..usize::from(self.touch_count)])
+                .all(|m| m.dot(normal) > 0.999)
+    }
+
+    /// True when a push along `push` (unit) goes into a support.
+    #[inline]
+    pub fn hold(&self, push: Vec3) -> bool {
+        self.everywhere
+            || self.normals[..usize::from(self.count)]
+                .iter()
+                .any(|m| m.dot(push) < -HOLD)
+    }
+
+    /// Return the velocity closest to `v` that moves into none of the supports and touches nor
+    /// along `-extra`: the projection of `v` on the cone `{u : u·m >= 0}` of the normals.
+    ///
+    /// All the constraints at once, not one after another: a ball wedged between two nearly
+    /// parallel supports would otherwise be bounced between them in ever smaller steps.
+    pub fn project(&self, v: Vec3, extra: Vec3) -> Vec3 {
+        let mut normals = [Vec3::ZERO; 10];
+        let count = usize::from(self.count);
+        let touched = usize::from(self.touch_count);
+        normals[..count].copy_from_slice(&self.normals[..count]);
+        normals[count..count + touched].copy_from_slice(&self.touches[..touched]);
+        normals[count + touched] = extra;
+        project_on_cone(v, &normals[..=count + touched])
+    }
+
+    /// Return the velocity closest to `v` that moves into none of the supports (touches left
+    /// out).
+    pub fn project_on_supports(&self, v: Vec3) -> Vec3 {
+        project_on_cone(v, &self.normals[..usize::from(self.count)])
+    }
+
+    /// Add a support with normal `normal` (towards the body), forgetting the oldest of three;
+    /// a normal within 2.6° of a known one replaces it (the same support, as it is now: a ball
+    /// projected on a support's old normal may still press into it).
+    #[inline]
+    pub fn add(&mut self, normal: Vec3) {
+        let count = usize::from(self.count);
+        if let Some(m) = self.normals[..count]
+            .iter_mut()
+            .find(|m| m.dot(normal) > 0.999)
+        {
+            *m = normal;
+            return;
+        }
+        if usize::from(self.count) < self.normals.len() {
+            self.normals[usize::from(self.count)] = normal;
+            self.count += 1;
+        } else {
+            self.normals.rotate_left(1);
+            self.normals[2] = normal;
+        }
+    }
+}
+
+/// Return the projection of `v` on the cone `{u : u·m >= 0}` of `normals` (at most ten).
+fn project_on_cone(v: Vec3, normals: &[Vec3]) -> Vec3 {
+    let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
+    if feasible(v) {
+        return v;
+    }
+    // Sets of active constraints, smallest first: the first whose multipliers are all
+    // pushes out and whose answer is feasible meets the optimality conditions of this
+    // convex problem, so it is the projection (Karush-Kuhn-Tucker)
+    let mut active = [Vec3::ZERO; 3];
+    for size in 1..=3 {
+        for subset in 1u32..(1 << normals.len()) {
+            if subset.count_ones() != size {
+                continue;
+            }
+            let mut k = 0;
+            for (j, &m) in normals.iter().enumerate() {
+                if subset & (1 << j) != 0 {
+                    active[k] = m;
+                    k += 1;
+                }
+            }
+            if let Some(u) = remove_along(v, &active[..k])
+                && feasible(u)
+            {
+                return u;
+            }
+        }
+    }
+    Vec3::ZERO
+}
+
+/// Return `v` with its components along the span of `active` removed, provided that takes only
+/// pushes out of the constraints (non-negative multipliers); `None` otherwise or when the
+/// normals are dependent.
+fn remove_along(v: Vec3, active: &[Vec3]) -> Option<Vec3> {
+    // Solve G μ = -(m_j·v) for v + Σ μ_k m_k orthogonal to every active m_j
+    let k = active.len();
+    let mut g = [[0.0; 4]; 3];
+    for r in 0..k {
+        for c in 0..k {
+            g[r][c] = active[r].dot(active[c]);
+        }
+        g[r][3] = -active[r].dot(v);
+    }
+    // Gaussian elimination with partial pivoting on the k x k system
+    for col in 0..k {
+        let pivot = (col..k).max_by(|&x, &y| g[x][col].abs().total_cmp(&g[y][col].abs()))?;
+        if g[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        g.swap(col, pivot);
+        let row = g[col];
+        for (r, other) in g.iter_mut().enumerate().take(k) {
+            if r != col {
+                let f = other[col] / row[col];
+                for (x, y) in other.iter_mut().zip(row).skip(col) {
+                    *x -= f * y;
+                }
+            }
+        }
+    }
+    let mut u = v;
+    for r in 0..k {
+        let mu = g[r][3] / g[r][r];
+        if mu < 0.0 {
+            return None;
+        }
+        u += active[r] * mu;
+    }
+    Some(u)
+}
