@@ -6,8 +6,10 @@
 use crate::math::{Real, Vec3};
 
 mod coulomb;
+mod rest;
 
 pub(crate) use coulomb::{RoughBalls, project_rough_cluster, rough_residual};
+pub(crate) use rest::hold_at_rest;
 
 /// A contact of a cluster: ball `a` against ball `b` (or a static shape for `None`), `normal`
 /// from `b` to `a`, that may close at up to `closing` (a gap closed by the step's end; zero for

@@ -233,12 +233,67 @@ fn six(r: Real, mu: Real) -> (World, Vec<Entity>) {
 #[test]
 fn a_six_ball_pyramid_falls_below_the_stacks_limit_and_stands_on_rough_balls() {
     // Each outer bottom ball carries only the ball above it (its contact with the middle one
-    // parts), so it is the three-ball stack's bottom ball: below 2 - √3 nothing holds it
+    // parts), so it is the three-ball stack's bottom ball: below 2 - √3 nothing holds it (the
+    // pyramid as a whole needs more, 0.434: see `TRIANGLE_LIMITS`)
     for (mu, holds) in [(0.02, false), (0.2, false), (1.0, true), (2.0, true)] {
         let what = format!("six-ball pyramid, friction {mu}");
         let (mut world, balls) = six(0.1, mu);
         let stood = stands(&mut world, &balls, Vec3::Y, 1.0 / 60.0, &what);
         assert_eq!(stood, holds, "{what}: stood {stood}");
+    }
+}
+
+/// A pyramid of equal balls of radius `r` in a plane on a floor facing `up`: `rows` rows, the
+/// lowest touching in a line, each ball above in the hollow of two below; friction `mu`
+/// everywhere, restitution 0.
+fn triangle(r: Real, up: Vec3, rows: usize, mu: Real) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    world.spawn((
+        Plane::new(Vec3::ZERO, up).unwrap(),
+        toibox::sim::Friction(mu),
+        toibox::sim::Restitution(0.0),
+    ));
+    let across = up.any_orthonormal_vector();
+    let rise = 2.0 * r * 60f64.to_radians().sin();
+    let mut balls = Vec::new();
+    for row in 0..rows {
+        for k in 0..rows - row {
+            let x = (2 * k + row) as Real * r;
+            let at = across * x + up * (r + row as Real * rise);
+            let ball = BallDef::new(at, r).friction(mu).restitution(0.0);
+            balls.push(ball.spawn(&mut world));
+        }
+    }
+    (world, balls)
+}
+
+/// The least friction at which a pyramid in a plane of 3, 4 and 6 rows (6, 10 and 21 balls)
+/// can stand: the least `μ` for which contact forces within every cone balance the weights
+/// and turn no ball, a linear programme on the forces solved outside this project (it gives
+/// `2 - √3` for two rows, the three-ball stack). Each outer bottom ball is the stack's bottom
+/// ball, but the balls above it share their load unevenly, and the bottom row needs more.
+const TRIANGLE_LIMITS: [(usize, Real); 3] = [(3, 0.43399), (4, 0.47296), (6, 0.51271)];
+
+#[test]
+fn pyramids_in_a_plane_stand_exactly_when_friction_can_hold_them() {
+    // Within 0.02 of each limit on both sides (the six-ball pyramid used to fall at friction
+    // 0.5 from rounding each step doubled, and the 21-ball one to fall at 1 and stand at
+    // 0.5), for radii 0.02 to 1, floors facing three ways and steps of 1/120 to 1/30
+    let cases = [
+        (0.1, Vec3::Y, 1.0 / 60.0),
+        (0.02, Vec3::X, 1.0 / 120.0),
+        (1.0, Vec3::new(0.0, 0.6, -0.8), 1.0 / 30.0),
+    ];
+    for (rows, limit) in TRIANGLE_LIMITS {
+        let cases = if rows == 6 { &cases[..1] } else { &cases[..] };
+        for &(r, up, dt) in cases {
+            for (mu, holds) in [(limit - 0.02, false), (limit + 0.02, true), (1.0, true)] {
+                let what = format!("{rows} rows, r {r}, up {up}, dt {dt}, friction {mu}");
+                let (mut world, balls) = triangle(r, up, rows, mu);
+                let stood = stands(&mut world, &balls, up, dt, &what);
+                assert_eq!(stood, holds, "{what}: stood {stood}");
+            }
+        }
     }
 }
 

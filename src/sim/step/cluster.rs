@@ -9,7 +9,8 @@ use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::{Motion, permute};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{
-    Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
+    Contact, RoughBalls, Settled, Solved, hold_at_rest, project_cluster, project_rough_cluster,
+    residual, rough_residual,
 };
 use crate::sim::components::combine_friction;
 use crate::sim::sleep::{find, union};
@@ -40,6 +41,12 @@ const UNBALANCED: Real = 1e-9;
 /// of sweeps near Coulomb's limit), and sweeps at least.
 const ROUGH_SOLVES: usize = 1 << 16;
 const ROUGH_SWEEPS: usize = 256;
+
+/// How many times as many sweeps a rough island at rest at the step's start takes where its
+/// contacts cannot hold it (see [`hold_at_rest`]): a pyramid just past Coulomb's limit starts to
+/// slide apart from rest, and Gauss-Seidel meets its tolerance there only after tens of
+/// thousands of local solves.
+const FROM_REST: usize = 4;
 
 /// The closing speed, relative to the rest speed, below which a projection has met a contact:
 /// half of what the event loop counts as no approach (see `response::approach_speed`).
@@ -492,6 +499,7 @@ fn project_rough_island(
         Some(_) => (&mut c.velocity, &mut c.spin),
         None => (&mut c.earned, &mut c.earned_spin),
     };
+    let with_gravity = fall.is_some();
     let fall = fall.unwrap_or(Vec3::ZERO);
     let gravity = fall / dt;
     let mut start = std::mem::take(&mut c.before);
@@ -514,7 +522,29 @@ fn project_rough_island(
     };
     let (contacts, friction) = (&c.contacts[from..to], &c.friction[from..to]);
     let impulse = &mut c.rough_impulse[from..to];
-    let solved = project_rough_cluster(&mut balls, contacts, friction, impulse, settle);
+    // An island at rest stays at rest where its contacts can hold it through the step
+    let at_rest = with_gravity
+        && c.members.iter().zip(&start).all(|(&p, &(v, w))| {
+            (v - fall).length() <= settle.1 && w.length() * c.radius[p] <= settle.1
+        });
+    let held = at_rest
+        .then(|| hold_at_rest(&mut balls, contacts, friction, impulse, settle))
+        .flatten();
+    let solved = match held {
+        Some(sweeps) => Solved {
+            settled: Settled::Met,
+            sweeps,
+        },
+        None => {
+            // A pile friction cannot hold settles slowly as it starts to slide from rest
+            let sweeps = if at_rest {
+                FROM_REST * settle.0
+            } else {
+                settle.0
+            };
+            project_rough_cluster(&mut balls, contacts, friction, impulse, (sweeps, settle.1))
+        }
+    };
     // A ball that no contact pushes keeps its parabola, and its energy: only those that go
     // straight count
     let mut after = 0.0;
