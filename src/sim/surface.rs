@@ -101,16 +101,8 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     debug_assert!(g_n > 0.0 && mu >= 0.0 && r > 0.0);
     let g_t = along_slope(gravity, n, g_n);
     let v = velocity - n * velocity.dot(n);
-    // Frictionless: nothing but gravity acts along the plane, whatever the slip, and nothing
-    // turns the ball
     if mu == 0.0 {
-        return Some(SurfaceMotion {
-            velocity: v,
-            spin,
-            acceleration: g_t,
-            spin_rate: Vec3::ZERO,
-            next: None,
-        });
+        return Some(glide(v, spin, g_t));
     }
     let slip = slip(v, spin, n, r);
     let scale = v.length() + r * (spin - n * spin.dot(n)).length();
@@ -158,14 +150,10 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     };
     // Standing: held by rolling resistance, or rolling down the slope
     if speed == 0.0 {
-        let spin = spin.dot(n) * n;
         let down = 5.0 / 7.0 * g_t.length() - c * g_n;
-        let acceleration = if down > 0.0 {
-            g_t.normalize() * down
-        } else {
-            Vec3::ZERO
-        };
-        return Some(rolling(Vec3::ZERO, spin, acceleration, None));
+        let acceleration = (down > 0.0).then(|| g_t.normalize() * down);
+        let acceleration = acceleration.unwrap_or(Vec3::ZERO);
+        return Some(rolling(Vec3::ZERO, spin.dot(n) * n, acceleration, None));
     }
     // Rolling: it stops only where its acceleration lies along its motion
     let along = v / speed;
@@ -177,6 +165,19 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     let straight = lies_along(acceleration, along, gravity);
     let ends = (straight && slowing > 0.0).then(|| speed / slowing);
     Some(rolling(v, spin, acceleration, ends))
+}
+
+/// Return the motion of a ball on a frictionless surface at `velocity` along it with `spin`,
+/// `g_t` the part of gravity along it: nothing but gravity acts along the plane, whatever the
+/// slip, and nothing turns the ball.
+fn glide(velocity: Vec3, spin: Vec3, g_t: Vec3) -> SurfaceMotion {
+    SurfaceMotion {
+        velocity,
+        spin,
+        acceleration: g_t,
+        spin_rate: Vec3::ZERO,
+        next: None,
+    }
 }
 
 /// True when `gravity` has a part along a plane of unit normal `n` beyond [`ALONG`] of it: the

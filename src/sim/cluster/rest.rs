@@ -455,10 +455,16 @@ mod tests {
                 let pt = (*p - c.normal * pn).length();
                 let rounding = 1e-15 * G * DT;
                 assert!(pn >= -rounding, "friction {mu}: a pull of {pn:e}");
-                assert!(pt <= mu * pn + rounding, "friction {mu}: {pt:e} over {pn:e}");
+                assert!(
+                    pt <= mu * pn + rounding,
+                    "friction {mu}: {pt:e} over {pn:e}"
+                );
             }
             let floor = (impulse[0] + impulse[1]).y;
-            assert!((floor - 3.0 * G * DT).abs() < 1e-14, "friction {mu}: {floor}");
+            assert!(
+                (floor - 3.0 * G * DT).abs() < 1e-14,
+                "friction {mu}: {floor}"
+            );
         }
     }
 }

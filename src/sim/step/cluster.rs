@@ -475,6 +475,35 @@ impl Stepper {
     }
 }
 
+/// Solve a rough island's contacts `(contacts, friction)` for `balls`, the impulses in
+/// `impulse`: one `at_rest` first for staying at rest (see [`hold_at_rest`]), and where its
+/// contacts cannot hold it, or for any other, Coulomb's problem (see
+/// [`project_rough_cluster`]); to `settle` (sweeps, tolerance).
+fn solve_rough(
+    balls: &mut RoughBalls<'_>,
+    (contacts, friction): (&[Contact], &[Real]),
+    impulse: &mut [Vec3],
+    at_rest: bool,
+    settle: (usize, Real),
+) -> Solved {
+    if let Some(sweeps) = at_rest
+        .then(|| hold_at_rest(balls, contacts, friction, impulse, settle))
+        .flatten()
+    {
+        return Solved {
+            settled: Settled::Met,
+            sweeps,
+        };
+    }
+    // A pile friction cannot hold settles slowly as it starts to slide from rest
+    let sweeps = if at_rest {
+        FROM_REST * settle.0
+    } else {
+        settle.0
+    };
+    project_rough_cluster(balls, contacts, friction, impulse, (sweeps, settle.1))
+}
+
 /// Project the rough island of `contacts[from..to]` in `c`: the earned velocities and spins
 /// (`fall` `None`), or those with a step's `fall` of gravity added (over a step of `dt`, in
 /// which the balls go straight). False, with the island's velocities, spins and impulses as
@@ -527,24 +556,7 @@ fn project_rough_island(
         && c.members.iter().zip(&start).all(|(&p, &(v, w))| {
             (v - fall).length() <= settle.1 && w.length() * c.radius[p] <= settle.1
         });
-    let held = at_rest
-        .then(|| hold_at_rest(&mut balls, contacts, friction, impulse, settle))
-        .flatten();
-    let solved = match held {
-        Some(sweeps) => Solved {
-            settled: Settled::Met,
-            sweeps,
-        },
-        None => {
-            // A pile friction cannot hold settles slowly as it starts to slide from rest
-            let sweeps = if at_rest {
-                FROM_REST * settle.0
-            } else {
-                settle.0
-            };
-            project_rough_cluster(&mut balls, contacts, friction, impulse, (sweeps, settle.1))
-        }
-    };
+    let solved = solve_rough(&mut balls, (contacts, friction), impulse, at_rest, settle);
     // A ball that no contact pushes keeps its parabola, and its energy: only those that go
     // straight count
     let mut after = 0.0;
