@@ -10,10 +10,10 @@
 //!    fall again. A ball lying alone on a rough plane instead slides, rolls or stands there
 //!    in closed form, its changes of state events of the calendar (see `step/surface.rs`).
 //! 3. Neighbourhoods: each ball is listed in the cell of a grid sized to the balls that holds
-//!    its centre (see `neighbours`). Under gravity, small clusters of frictionless balls at
-//!    rest on each other and on shapes are then projected together: their velocities with the
-//!    step's gravity become the nearest in kinetic energy that move into nothing, and a ball
-//!    that a contact pushes takes its kick at once (see `step/cluster.rs`).
+//!    its centre (see `neighbours`). Under gravity, small clusters of balls at rest on each
+//!    other and on shapes are solved together with the step's gravity (see `step/cluster.rs`;
+//!    a pushed ball takes its kick at once); where a pushing contact would not hold through
+//!    the step, the step goes in halves instead (see `step/parts.rs`).
 //! 4. Predict: each ball asks about the balls and statics in the cells around its own; hits
 //!    go into the calendar, each tagged with the collision counters of its balls, and so does
 //!    each ball's crossing out of its cell.
@@ -82,12 +82,14 @@
 mod cluster;
 mod crowd;
 mod kept;
+mod parts;
 mod predict;
 mod resolve;
 mod surface;
 mod world;
 
 use kept::{Kept, Start};
+use parts::Whole;
 use predict::Asking;
 
 use std::num::NonZeroU64;
@@ -339,6 +341,19 @@ impl Stepper {
             return Err(StepError::InvalidDt(dt));
         }
         self.config.check()?;
+        self.step_in_parts(world, dt, strategy, 0)?;
+        Ok(&self.report)
+    }
+
+    /// Advance `world` by `dt` in one step, or, where `may_halve` and its resting clusters
+    /// would outrun it, change nothing and return [`Whole::Halve`].
+    fn step_whole<S: ToiStrategy + ?Sized>(
+        &mut self,
+        world: &mut World,
+        dt: Real,
+        strategy: &S,
+        may_halve: bool,
+    ) -> Result<Whole, StepError> {
         let gravity = self.config.gravity;
         let start = self
             .kept
@@ -362,10 +377,12 @@ impl Stepper {
             strategy,
         };
         self.prepare(&step)?;
-        self.predict_first(&step, continued);
+        if self.predict_first(&step, continued) == Whole::Halve && may_halve {
+            return Ok(Whole::Halve);
+        }
         self.run_events(&step);
         self.finish(world, &step)?;
-        Ok(&self.report)
+        Ok(Whole::Done)
     }
 
     /// Clear what the last step reported and met, set every ball awake falling, and check the
@@ -396,7 +413,11 @@ impl Stepper {
     /// The step's first predictions: of the balls that changed where the step goes on from
     /// the last one's calendar (`continued`), otherwise of every ball, in a new calendar and
     /// broadphase, after projecting the resting clusters.
-    fn predict_first<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>, continued: bool) {
+    fn predict_first<S: ToiStrategy + ?Sized>(
+        &mut self,
+        step: &Step<'_, S>,
+        continued: bool,
+    ) -> Whole {
         let keep_paths = self.kept.keeps;
         if continued {
             self.predict_changed(step);
@@ -407,11 +428,15 @@ impl Stepper {
             self.build_broadphase(step.dt, keep_paths);
             // Only in steps that start afresh: a cluster that rests in a kept step makes it not
             // calm, and the next step projects it
-            if self.config.gravity != Vec3::ZERO && !keep_paths {
-                self.project_resting(step);
+            if self.config.gravity != Vec3::ZERO
+                && !keep_paths
+                && self.project_resting(step) == Whole::Halve
+            {
+                return Whole::Halve;
             }
             self.predict_all(step);
         }
+        Whole::Done
     }
 
     /// The event loop: pop the calendar's events in time order until the step's end, and

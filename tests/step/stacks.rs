@@ -340,3 +340,39 @@ fn square_pyramids_stand_on_rough_balls_and_fall_on_smooth_ones() {
         }
     }
 }
+
+#[test]
+fn collapsing_piles_never_gain_energy_at_long_steps() {
+    // A pile that friction cannot hold, at steps of 1/4 to 2. The resting clusters of a step's
+    // start take a whole step of gravity at once, and a pile that came apart within the step
+    // kept that push: the three-ball stack at dt 2 ended with four times its energy. A step
+    // goes in halves where a pushing contact would turn by a radian or open by its radii on
+    // its path; then energy never rises, and the pile falls as at short steps
+    let (r, gravity) = (0.1, Vec3::Y * -9.81);
+    for rows in [2, 3] {
+        for mu in [0.0, 0.1] {
+            for dt in [0.25, 0.5, 1.0, 2.0] {
+                let what = format!("{rows} rows, friction {mu}, dt {dt}");
+                let (mut world, balls) = triangle(r, Vec3::Y, rows, mu);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity,
+                    ..StepConfig::default()
+                });
+                let top = balls[balls.len() - 1];
+                let high = position(&world, top).y;
+                let (mut before, _) = energy(&world, gravity);
+                for step in 0..(4.0 / dt) as usize {
+                    stepper.step(&mut world, dt).unwrap();
+                    let (after, scale) = energy(&world, gravity);
+                    assert!(
+                        after <= before + 1e-9 * scale,
+                        "{what}, step {step}: energy rose from {before} to {after}"
+                    );
+                    before = after;
+                }
+                let low = position(&world, top).y;
+                assert!(low < high - r, "{what}: the top ball stayed at {low}");
+            }
+        }
+    }
+}

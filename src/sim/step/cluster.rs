@@ -3,7 +3,7 @@
 //! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
 //! forces hold moves.
 
-use super::{ROUNDING, Step, Stepper};
+use super::{ROUNDING, Step, Stepper, Whole};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::{Motion, permute};
@@ -22,6 +22,12 @@ use crate::toi::ToiStrategy;
 /// sliding over a curved surface on its straight path leaves it by `(v dt)² / 2R`, which this
 /// keeps in the contact at any speed slower than the rest speed.
 const NEAR: Real = 1e-2;
+
+/// How far apart, or into each other, relative to their radii, the two sides of a pushing
+/// contact of a projected island may be at the step's end on their paths, and how far its
+/// normal may turn (radians): beyond either the contact does not hold through the step, which
+/// goes in halves.
+const OUTRUN: Real = 1.0;
 
 /// Balls of an island at most for it to be projected: larger ones are left to the resting
 /// contacts of the event loop, as before.
@@ -134,16 +140,57 @@ impl Stepper {
     /// velocity. Sleepers and statics do not yield. Each contact that pushes is reported as a
     /// collision at the step's start, and holds its ball up as a resting contact of the event
     /// loop would (supports, sleep).
-    pub(super) fn project_resting<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) {
+    ///
+    /// A contact whose balls, on their new paths, would stand apart or overlap by more than
+    /// [`OUTRUN`] of their radii at the step's end, or whose normal would turn by more than
+    /// [`OUTRUN`] radians, does not hold through it (a pile that starts to slide apart at a
+    /// long step): the step is to be taken in halves ([`Whole::Halve`]).
+    pub(super) fn project_resting<S: ToiStrategy + ?Sized>(&mut self, step: &Step<'_, S>) -> Whole {
         let mut c = std::mem::take(&mut self.scratch.clusters);
         let dt = step.t1 - step.t0;
         self.find_resting_contacts(&mut c, dt, step.rest_speed);
+        let mut whole = Whole::Done;
         if !c.contacts.is_empty() {
             self.order_islands(&mut c);
             self.project_islands(&mut c, dt, step.rest_speed);
             self.apply_projection(&mut c, dt);
+            if self.outruns(&c, step.t1) {
+                whole = Whole::Halve;
+            }
         }
         self.scratch.clusters = c;
+        whole
+    }
+
+    /// True when a contact of a projected island that pushes would, on its balls' paths,
+    /// stand apart or overlap by more than [`OUTRUN`] of its radii at `t1`, or turn its normal
+    /// by more than [`OUTRUN`] radians (the distance of the unit normals).
+    fn outruns(&self, c: &Clusters, t1: Real) -> bool {
+        c.islands
+            .iter()
+            .filter(|island| island.2 != Solve::Left)
+            .flat_map(|&(from, to, _)| from..to)
+            .filter(|&k| c.impulse[k] > 0.0 || c.rough_impulse[k] != Vec3::ZERO)
+            .any(|k| {
+                let contact = &c.contacts[k];
+                let i = c.balls[contact.a] as usize;
+                let (at, radius) = (self.balls.end(i, t1), self.balls.body[i].radius);
+                let (gap, normal, reach) = match c.others[k] {
+                    Other::Ball(j) => {
+                        let j = j as usize;
+                        let its = self.balls.body[j].radius;
+                        let d = at - self.balls.end(j, t1);
+                        let length = d.length();
+                        (length - radius - its, d / length, radius + its)
+                    }
+                    Other::Static(s) => {
+                        let shape = &self.statics[s as usize].shape;
+                        let p = shape.proximity(&Ball::new(at, radius));
+                        (p.distance, p.normal, radius)
+                    }
+                };
+                gap.abs() > OUTRUN * reach || normal.distance(contact.normal) > OUTRUN
+            })
     }
 
     /// Return true when ball `i` takes part in the projection.
