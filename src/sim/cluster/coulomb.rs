@@ -78,21 +78,7 @@ pub(crate) fn project_rough_cluster(
         balls.apply(c, p);
     }
     for sweep in 0..sweeps {
-        let mut worst: Real = 0.0;
-        let mut meet = |k: usize| {
-            let c = &contacts[k];
-            let (new, moved) = local_solve(balls, c, friction[k], impulse[k]);
-            if new != impulse[k] {
-                worst = worst.max(moved);
-                balls.apply(c, new - impulse[k]);
-                impulse[k] = new;
-            }
-        };
-        if sweep % 2 == 0 {
-            (0..contacts.len()).for_each(&mut meet);
-        } else {
-            (0..contacts.len()).rev().for_each(&mut meet);
-        }
+        let worst = sweep_with(local_solve, balls, (contacts, friction), impulse, sweep);
         let tried = sweep + 1;
         // Sweeps that change little may still leave contacts some way from their local
         // solves: settled only where the residual says so
@@ -111,6 +97,38 @@ pub(crate) fn project_rough_cluster(
         settled: Settled::OutOfSweeps,
         sweeps,
     }
+}
+
+/// A contact's local solve: contact, friction and impulse now in, its new impulse and the
+/// largest change of its relative velocity that makes out.
+pub(super) type LocalSolve = fn(&RoughBalls<'_>, &Contact, Real, Vec3) -> (Vec3, Real);
+
+/// Sweep number `sweep` of Gauss-Seidel with `solve`: meet every contact once (forwards on
+/// even sweeps, backwards on odd ones), applying each new impulse at once. Returns the largest
+/// change of a contact's relative velocity it made.
+pub(super) fn sweep_with(
+    solve: LocalSolve,
+    balls: &mut RoughBalls<'_>,
+    (contacts, friction): (&[Contact], &[Real]),
+    impulse: &mut [Vec3],
+    sweep: usize,
+) -> Real {
+    let mut worst: Real = 0.0;
+    let mut meet = |k: usize| {
+        let c = &contacts[k];
+        let (new, moved) = solve(balls, c, friction[k], impulse[k]);
+        if new != impulse[k] {
+            worst = worst.max(moved);
+            balls.apply(c, new - impulse[k]);
+            impulse[k] = new;
+        }
+    };
+    if sweep % 2 == 0 {
+        (0..contacts.len()).for_each(&mut meet);
+    } else {
+        (0..contacts.len()).rev().for_each(&mut meet);
+    }
+    worst
 }
 
 /// Return how far `balls` and `impulse` are from a solution of the rough projection on

@@ -16,7 +16,7 @@
 //! each contact inside its cone free and each on the cone's edge moving along it (a few Newton
 //! steps on the balance, least squares of least change).
 
-use super::coulomb::RoughBalls;
+use super::coulomb::{RoughBalls, sweep_with};
 use super::{Contact, POLISH_FROM, rough_residual};
 use crate::math::{Real, Vec3};
 
@@ -56,21 +56,7 @@ pub(crate) fn hold_at_rest(
     };
     let mut held = None;
     for sweep in 0..sweeps {
-        let mut worst: Real = 0.0;
-        let mut meet = |k: usize| {
-            let c = &contacts[k];
-            let (new, moved) = nearest_in_cone(balls, c, friction[k], impulse[k]);
-            if new != impulse[k] {
-                worst = worst.max(moved);
-                balls.apply(c, new - impulse[k]);
-                impulse[k] = new;
-            }
-        };
-        if sweep % 2 == 0 {
-            (0..contacts.len()).for_each(&mut meet);
-        } else {
-            (0..contacts.len()).rev().for_each(&mut meet);
-        }
+        let worst = sweep_with(nearest_in_cone, balls, (contacts, friction), impulse, sweep);
         let tried = sweep + 1;
         if fastest(balls) <= tolerance
             || (tried.is_power_of_two()
