@@ -40,12 +40,7 @@ impl Supports {
     #[inline]
     pub fn touch(&mut self, normal: Vec3) {
         let count = usize::from(self.touch_count);
-        if let Some(m) = self.touches[..count]
-            .iter_mut()
-            .find(|m| m.dot(normal) > 0.999)
-        {
-            *m = normal;
-        } else if count < self.touches.len() {
+        if !renew(&mut self.touches[..count], normal) && count < self.touches.len() {
             self.touches[count] = normal;
             self.touch_count += 1;
         }
@@ -97,12 +92,7 @@ impl Supports {
     /// projected on a support's old normal may still press into it).
     #[inline]
     pub fn add(&mut self, normal: Vec3) {
-        let count = usize::from(self.count);
-        if let Some(m) = self.normals[..count]
-            .iter_mut()
-            .find(|m| m.dot(normal) > 0.999)
-        {
-            *m = normal;
+        if renew(&mut self.normals[..usize::from(self.count)], normal) {
             return;
         }
         if usize::from(self.count) < self.normals.len() {
@@ -112,6 +102,19 @@ impl Supports {
             self.normals.rotate_left(1);
             self.normals[2] = normal;
         }
+    }
+}
+
+/// Replace the normal of `known` within 2.6° of `normal` (the same contact, as it is now) by
+/// `normal`; false when there is none.
+#[inline]
+fn renew(known: &mut [Vec3], normal: Vec3) -> bool {
+    match known.iter_mut().find(|m| m.dot(normal) > 0.999) {
+        Some(m) => {
+            *m = normal;
+            true
+        }
+        None => false,
     }
 }
 

@@ -49,6 +49,21 @@ impl RoughBalls<'_> {
         self.surface(c.a, c.normal) - theirs
     }
 
+    /// Return the velocity and spin of each of `members`.
+    pub(super) fn motions(&self, members: &[usize]) -> Vec<(Vec3, Vec3)> {
+        members
+            .iter()
+            .map(|&q| (self.velocity[q], self.spin[q]))
+            .collect()
+    }
+
+    /// Give each of `members` its velocity and spin from `motions` (see [`Self::motions`]).
+    pub(super) fn set_motions(&mut self, members: &[usize], motions: &[(Vec3, Vec3)]) {
+        for (&q, &(v, w)) in members.iter().zip(motions) {
+            (self.velocity[q], self.spin[q]) = (v, w);
+        }
+    }
+
     /// Apply `impulse` on contact `c`: on `a`, and its opposite on `b`.
     #[inline]
     pub(super) fn apply(&mut self, c: &Contact, impulse: Vec3) {
@@ -97,6 +112,18 @@ pub(crate) fn project_rough_cluster(
         settled: Settled::OutOfSweeps,
         sweeps,
     }
+}
+
+/// Return the balls of `contacts`, by place, sorted.
+pub(super) fn members(contacts: &[Contact]) -> Vec<usize> {
+    let mut members: Vec<usize> = contacts
+        .iter()
+        .flat_map(|c| [Some(c.a), c.b])
+        .flatten()
+        .collect();
+    members.sort_unstable();
+    members.dedup();
+    members
 }
 
 /// A contact's local solve: contact, friction and impulse now in, its new impulse and the
@@ -258,22 +285,8 @@ fn solve_guess(
     if m == 0 || m > MAX_POLISH {
         return false;
     }
-    let mut members: Vec<usize> = contacts
-        .iter()
-        .flat_map(|c| [Some(c.a), c.b])
-        .flatten()
-        .collect();
-    members.sort_unstable();
-    members.dedup();
-    let saved: Vec<(Vec3, Vec3)> = members
-        .iter()
-        .map(|&q| (balls.velocity[q], balls.spin[q]))
-        .collect();
-    let restore = |balls: &mut RoughBalls<'_>| {
-        for (&q, &(v, w)) in members.iter().zip(&saved) {
-            (balls.velocity[q], balls.spin[q]) = (v, w);
-        }
-    };
+    let members = members(contacts);
+    let saved = balls.motions(&members);
     // The slips with no impulse at all
     for (c, &p) in contacts.iter().zip(impulse.iter()) {
         balls.apply(c, -p);
@@ -301,7 +314,7 @@ fn solve_guess(
         impulse.copy_from_slice(&fresh);
         return true;
     }
-    restore(balls);
+    balls.set_motions(&members, &saved);
     false
 }
 

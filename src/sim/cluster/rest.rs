@@ -16,7 +16,7 @@
 //! each contact inside its cone free and each on the cone's edge moving along it (a few Newton
 //! steps on the balance, least squares of least change).
 
-use super::coulomb::{RoughBalls, sweep_with};
+use super::coulomb::{RoughBalls, members, sweep_with};
 use super::{Contact, POLISH_FROM, rough_residual};
 use crate::math::{Real, Vec3};
 
@@ -44,10 +44,7 @@ pub(crate) fn hold_at_rest(
     (sweeps, tolerance): (usize, Real),
 ) -> Option<usize> {
     let members = members(contacts);
-    let start: Vec<(Vec3, Vec3)> = members
-        .iter()
-        .map(|&q| (balls.velocity[q], balls.spin[q]))
-        .collect();
+    let start = balls.motions(&members);
     let fastest = |balls: &RoughBalls<'_>| {
         members
             .iter()
@@ -77,23 +74,9 @@ pub(crate) fn hold_at_rest(
         }
         return held;
     }
-    for (&q, &(v, w)) in members.iter().zip(&start) {
-        (balls.velocity[q], balls.spin[q]) = (v, w);
-    }
+    balls.set_motions(&members, &start);
     impulse.fill(Vec3::ZERO);
     None
-}
-
-/// Return the balls of `contacts`, by place, sorted.
-fn members(contacts: &[Contact]) -> Vec<usize> {
-    let mut members: Vec<usize> = contacts
-        .iter()
-        .flat_map(|c| [Some(c.a), c.b])
-        .flatten()
-        .collect();
-    members.sort_unstable();
-    members.dedup();
-    members
 }
 
 /// Return the larger of ball `q`'s speed and its surface's speed from its spin.
@@ -152,10 +135,7 @@ fn finish(
     if members.len() > MAX_FINISH {
         return false;
     }
-    let saved: Vec<(Vec3, Vec3)> = members
-        .iter()
-        .map(|&q| (balls.velocity[q], balls.spin[q]))
-        .collect();
+    let saved = balls.motions(members);
     let mut fresh = impulse.to_vec();
     for _ in 0..FINISH_STEPS {
         let columns = free_directions(contacts, friction, &fresh);
@@ -185,9 +165,7 @@ fn finish(
             return true;
         }
     }
-    for (&q, &(v, w)) in members.iter().zip(&saved) {
-        (balls.velocity[q], balls.spin[q]) = (v, w);
-    }
+    balls.set_motions(members, &saved);
     false
 }
 
