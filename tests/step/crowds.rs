@@ -7,7 +7,7 @@ use crate::common::{no_gravity, position, random_vector, v3, velocity};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use toibox::hecs::{Entity, World};
-use toibox::{BallDef, Plane, Real, Stepper, Vec3};
+use toibox::{BallDef, ConvexPolygon, Cylinder, InfiniteCylinder, Plane, Real, Stepper, Vec3};
 
 /// Kinetic energy relative to the centre of mass, and the momentum, of `balls`.
 fn relative_energy(world: &World, balls: &[(Entity, Real)]) -> (Real, Vec3) {
@@ -141,6 +141,136 @@ fn a_ball_squeezed_against_a_wall_by_a_heavy_one_stops_with_it() {
             velocity(&world, ball)
         );
         assert!((position(&world, ball).x - x).abs() <= 1e-9);
+    }
+}
+
+#[test]
+fn an_elastic_ball_pressing_a_light_one_into_a_dead_wall_stops_there() {
+    // A light ball at rest against a wall of restitution 0, a heavy one coming at 10 along the
+    // wall's normal, both elastic. Pair by pair the light ball bounces off the heavy one and
+    // dies on the wall, again and again at one instant: each round keeps (M - m) / (M + m) of
+    // the heavy ball's speed, so the limit is both at rest. Past 64 rounds the light ball is in
+    // a collapse and takes that limit with all it touches, the elastic contact too; the TC rule
+    // made the wall elastic there and sent the heavy ball back. Walls of each kind (a plane, a
+    // cylinder's side, a polygon's face), facing other ways, masses 10 to 1e6 times the light
+    // one's
+    let mut rng = Pcg64::seed_from_u64(0xDEAD_0A11);
+    for kind in 0..3 {
+        for ratio in [10.0, 1e3, 1e6] {
+            let n = random_vector(&mut rng, 1.0).normalize();
+            let foot = random_vector(&mut rng, 1.0);
+            let mut world = World::new();
+            let dead = toibox::sim::Restitution(0.0);
+            let across = n.any_orthonormal_vector();
+            // Each wall's surface passes through `foot` with normal `n` there
+            match kind {
+                0 => {
+                    world.spawn((Plane::new(foot, n).unwrap(), dead));
+                }
+                1 => {
+                    let axis = foot - n * 2.0;
+                    let side = InfiniteCylinder::new(axis, across, 2.0).unwrap();
+                    world.spawn((Cylinder::from(side), dead));
+                }
+                _ => {
+                    let other = n.cross(across);
+                    let corners = vec![foot + across, foot + other, foot - across, foot - other];
+                    let face = ConvexPolygon::new(corners).unwrap();
+                    // Its normal is either side: the ball is on the side of `n` either way
+                    world.spawn((face, dead));
+                }
+            }
+            let light = BallDef::new(foot + n * 0.1, 0.1)
+                .mass(1.0)
+                .spawn(&mut world);
+            let heavy = BallDef::new(foot + n * 0.6, 0.1)
+                .velocity(n * -10.0)
+                .mass(ratio)
+                .spawn(&mut world);
+            let what = format!("kind {kind}, ratio {ratio}, normal {n}");
+            let mut stepper = Stepper::new(no_gravity());
+            let mut last = 0.5 * ratio * 100.0;
+            for step in 0..30 {
+                let report = stepper.step(&mut world, 1.0 / 60.0).unwrap();
+                let s = &report.stats;
+                assert_eq!(s.events_cap_hits, 0, "{what}, step {step}");
+                assert!(s.max_penetration <= 1e-9, "{what}, step {step}");
+                let energy = s.kinetic_energy;
+                assert!(energy <= last * (1.0 + 1e-12), "{what}: {last} -> {energy}");
+                last = energy;
+            }
+            // At rest to the crowd's tolerance: 1e-9 of its fastest speed, the light ball's 20
+            for (ball, d) in [(light, 0.1), (heavy, 0.3)] {
+                let v = velocity(&world, ball);
+                assert!(v.length() <= 1e-9 * 20.0, "{what}: a ball moves at {v}");
+                let gap = (position(&world, ball) - foot).dot(n);
+                assert!((gap - d).abs() <= 1e-9, "{what}: {gap} from the wall");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ball_driven_into_a_narrow_wedge_with_a_dead_wall_slides_along_its_edge() {
+    // Two walls meeting at an angle θ below 45°, at least one dead (restitution 0), a ball
+    // touching both driven into the edge at speed s while sliding along it at u. In the plane
+    // across the edge, the dead wall takes the ball's motion across it and the other sends it
+    // back into the dead one, keeping cos 2θ of its speed a round: infinitely many collisions at
+    // one instant, and the limit is the slide along the edge alone. Past 64 collisions the
+    // collapse's crowd takes that limit (the elastic wall too), and a ball the crowd leaves
+    // slower than rounding is stopped: pair by pair it met the walls again at speeds down to
+    // 1e-300, and the step ran into its budget. Edges along random axes, θ 5° to 40°, the
+    // elastic wall either one or none, balls of restitution 1 and 0.7
+    let mut rng = Pcg64::seed_from_u64(0x0_3ED6E);
+    for trial in 0..24 {
+        let edge = random_vector(&mut rng, 1.0).normalize();
+        let p = edge.any_orthonormal_vector();
+        let q = edge.cross(p);
+        let theta = rng.random_range(5.0_f64..40.0).to_radians();
+        // Wall a holds `edge` and `p`, facing `q`; wall b is turned from it by θ about the edge
+        let (n_a, n_b) = (q, p * theta.sin() - q * theta.cos());
+        let r = 0.1;
+        let centre =
+            (p * (theta / 2.0).cos() + q * (theta / 2.0).sin()) * (r / (theta / 2.0).sin());
+        let phi = theta * rng.random_range(0.2..0.8);
+        let s = rng.random_range(1.0..20.0);
+        let u = rng.random_range(-3.0..3.0);
+        let dead = [trial % 3 != 1, trial % 3 != 2];
+        let restitution = if trial % 2 == 0 { 1.0 } else { 0.7 };
+        let dt = if trial % 4 < 2 { 1.0 / 60.0 } else { 0.1 };
+        let mut world = World::new();
+        for (n, dead) in [(n_a, dead[0]), (n_b, dead[1])] {
+            let e = if dead { 0.0 } else { 1.0 };
+            world.spawn((
+                Plane::new(Vec3::ZERO, n).unwrap(),
+                toibox::sim::Restitution(e),
+            ));
+        }
+        let ball = BallDef::new(centre, r)
+            .velocity(edge * u - (p * phi.cos() + q * phi.sin()) * s)
+            .restitution(restitution)
+            .spawn(&mut world);
+        let what = format!("trial {trial}: θ {theta}, dead {dead:?}, s {s}, u {u}, dt {dt}");
+        let mut stepper = Stepper::new(no_gravity());
+        for step in 0..5 {
+            let report = stepper.step(&mut world, dt).unwrap();
+            let stats = &report.stats;
+            assert_eq!(stats.events_cap_hits, 0, "{what}, step {step}");
+            assert!(stats.collisions <= 200, "{what}, step {step}: {stats:?}");
+            assert!(stats.max_penetration <= 1e-9, "{what}, step {step}");
+        }
+        // To the crowd's tolerance, 1e-9 of its fastest speed
+        let v = velocity(&world, ball);
+        let tolerance = 1e-9 * (s + u.abs());
+        assert!(
+            (v - edge * u).length() <= tolerance,
+            "{what}: {v} against {}",
+            edge * u
+        );
+        let at = position(&world, ball);
+        assert!((at.dot(n_a) - r).abs() <= 1e-9, "{what}: {at}");
+        assert!((at.dot(n_b) - r).abs() <= 1e-9, "{what}: {at}");
+        assert!((at.dot(edge) - u * 5.0 * dt).abs() <= 1e-6, "{what}: {at}");
     }
 }
 

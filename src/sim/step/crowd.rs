@@ -1,5 +1,5 @@
-//! Crowds: an inelastic impact between balls that touch others, resolved as one impact of the
-//! whole touching cluster.
+//! Crowds: an inelastic impact of a ball that touches others (balls or static shapes), resolved
+//! as one impact of the whole touching cluster.
 //!
 //! A perfectly inelastic impact (restitution 0) met pair by pair in a crowd collapses without
 //! end: a light ball between two heavy ones closing on it bounces between them ever faster
@@ -18,10 +18,12 @@
 //! the paths before and after. Contacts with friction are solved with Coulomb's cone
 //! and the spins (see `cluster::project_rough_cluster`), started from the frictionless answer.
 //!
-//! The same one impact ends an inelastic collapse: a ball past [`ELASTIC_AFTER`](super::ELASTIC_AFTER) changes of
-//! course in a step collides perfectly inelastically, the limit of the collapse (its relative
-//! speeds go to zero; McNamara and Young 1994), with the crowd touching it. Where no crowd takes
-//! it, the TC rule still does: elastic (see `ELASTIC_AFTER`).
+//! The same one impact ends an inelastic collapse: a ball past
+//! [`ELASTIC_AFTER`](super::ELASTIC_AFTER) changes of course in a step collides perfectly
+//! inelastically, the limit of the collapse (its relative speeds go to zero; McNamara and Young
+//! 1994), with the crowd touching it, elastic contacts included: a light ball that an elastic
+//! heavy one presses into a dead wall takes all the heavy one's speed there, round after round,
+//! and the limit is both at rest. Where no crowd takes it, pair by pair (see `ELASTIC_AFTER`).
 
 use super::predict::Asking;
 use super::{Step, Stepper};
@@ -49,6 +51,19 @@ const SWEEPS: usize = 4096;
 /// light ball between two a million times heavier leaves 1e-10 of the speeds).
 const TOLERANCE: Real = 1e-9;
 
+/// What became of an impact offered to a crowd (see [`Stepper::resolve_crowd`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CrowdImpact {
+    /// Resolved as one impact of the crowd.
+    Resolved,
+    /// The pair does not touch: its impact is not simultaneous with any other.
+    Apart,
+    /// A ball of it owes velocity or spin paid in advance: not all it has is earned.
+    Prepaid,
+    /// Not a crowd, or its solve did not settle: nothing changed.
+    Declined,
+}
+
 /// Scratch of a crowd.
 #[derive(Debug, Default)]
 pub(super) struct Crowd {
@@ -70,65 +85,104 @@ pub(super) struct Crowd {
     changed: Vec<u32>,
 }
 
+impl Crowd {
+    /// Stop each ball whose velocity, or the speed of its surface by its spin, is below
+    /// `rounding`: the rounding of the crowd's fastest speed, which the solve leaves where it
+    /// should be none (a ball stopped in a corner would meet its walls again at that speed,
+    /// ever slower, without end).
+    fn stop_below(&mut self, rounding: Real) {
+        for k in 0..self.velocity.len() {
+            if self.velocity[k].length() <= rounding {
+                self.velocity[k] = Vec3::ZERO;
+            }
+            if self.spin[k].length() * self.radius[k] <= rounding {
+                self.spin[k] = Vec3::ZERO;
+            }
+        }
+    }
+
+    /// Whether its impact changes a ball's velocity, or the speed of its surface by its spin,
+    /// by more than `tolerance`.
+    fn moves(&self, tolerance: Real) -> bool {
+        let changes = |k: usize| {
+            let (v, w) = self.before[k];
+            (self.velocity[k] - v).length() > tolerance
+                || (self.spin[k] - w).length() * self.radius[k] > tolerance
+        };
+        (0..self.before.len()).any(changes)
+    }
+}
+
 impl Stepper {
-    /// Resolve the impact of balls `i` and `j` at `now` as one perfectly inelastic impact of
-    /// the crowd touching them; false (nothing changed) where it is not such a crowd: a ball
-    /// owing velocity or spin paid in advance, or asleep, a contact of restitution above 0 (at
-    /// or above 1 where `collapsing`), or no ball but the pair.
+    /// Resolve the impact of ball `i` and `other` at `now` as one perfectly inelastic impact of
+    /// the crowd touching them; where it is not such a crowd nothing changes: the pair does not
+    /// touch, or a ball owes velocity or spin paid in advance or is asleep, a contact has a
+    /// restitution above 0 (where not `collapsing`), the pair is all, the crowd is too large, or
+    /// its solve does not settle.
     pub(super) fn resolve_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
-        (i, j): (usize, usize),
+        (i, other): (usize, Other),
         now: Real,
         collapsing: bool,
-    ) -> bool {
+    ) -> CrowdImpact {
         let mut c = std::mem::take(&mut self.scratch.crowd);
-        let found =
-            self.find_crowd(&mut c, (i, j), now, collapsing) && self.project_crowd(&mut c, now);
-        if found {
+        let found = self.find_crowd(&mut c, (i, other), now, collapsing);
+        let impact = if found == CrowdImpact::Resolved && !self.project_crowd(&mut c, now) {
+            CrowdImpact::Declined
+        } else {
+            found
+        };
+        if impact == CrowdImpact::Resolved {
             self.apply_crowd(step, &mut c, now);
         }
         self.scratch.crowd = c;
-        found
+        impact
     }
 
-    /// True when ball `k` may be in a crowd: awake, owing no velocity or spin paid in advance
-    /// (all it has is earned: in flight on its parabola, going straight after a kick that its
-    /// supports took whole, or moving on a surface in closed form).
-    fn joins(&self, k: usize) -> bool {
-        let m = &self.balls.material[k];
-        !self.balls.rest[k].asleep() && m.motion.owes_nothing()
-    }
-
-    /// Gather the balls touching `i` and `j` at `now`, and those touching them, with the
-    /// contacts among them and with statics; false where the pair overlaps beyond a touch, a
-    /// ball may not join (see [`Stepper::joins`]), a contact has a restitution (at or above 1
-    /// where `collapsing`), the crowd is the pair alone, or it grows past [`MAX_CROWD`].
+    /// Gather the balls touching `i` and `other` at `now`, and those touching them, with the
+    /// contacts among them and with statics: [`CrowdImpact::Resolved`] where they are a crowd
+    /// to solve, [`CrowdImpact::Apart`] where the pair does not touch,
+    /// [`CrowdImpact::Prepaid`] where a ball owes velocity paid in advance, else declined: a
+    /// ball is asleep, a contact has a restitution (where not `collapsing`), the pair is all,
+    /// or the crowd grows past [`MAX_CROWD`].
     fn find_crowd(
         &mut self,
         c: &mut Crowd,
-        (i, j): (usize, usize),
+        (i, other): (usize, Other),
         now: Real,
         collapsing: bool,
-    ) -> bool {
-        // The pair itself must touch (balls placed overlapping are pushed apart pair by pair)
-        let (a, b) = (self.balls.ball_at(i, now), self.balls.ball_at(j, now));
-        if a.proximity(&b).distance.abs() > TOUCH * (a.radius + b.radius) {
-            return false;
+    ) -> CrowdImpact {
+        // The pair itself must touch (balls placed overlapping, or met apart or overlapping by
+        // a sampled search, are met pair by pair)
+        if self
+            .touch(&self.balls.ball_at(i, now), other, now)
+            .is_none()
+        {
+            return CrowdImpact::Apart;
         }
         c.balls.clear();
         c.contacts.clear();
         c.others.clear();
         c.friction.clear();
-        c.balls.extend([i as u32, j as u32]);
+        c.balls.push(i as u32);
+        if let Other::Ball(j) = other {
+            c.balls.push(j);
+        }
         let place = |balls: &[u32], k: usize| balls.iter().position(|&b| b as usize == k);
-        let inelastic = |e: Real| if collapsing { e < 1.0 } else { e == 0.0 };
+        // In a collapse every contact touching it takes its limit, elastic ones too
+        let inelastic = |e: Real| collapsing || e == 0.0;
         let mut next = 0;
         while next < c.balls.len() {
             let k = c.balls[next] as usize;
             next += 1;
-            if !self.joins(k) {
-                return false;
+            // Awake, and all it has earned: in flight on its parabola, going straight after a
+            // kick that its supports took whole, or moving on a surface in closed form
+            if self.balls.rest[k].asleep() {
+                return CrowdImpact::Declined;
+            }
+            if !self.balls.material[k].motion.owes_nothing() {
+                return CrowdImpact::Prepaid;
             }
             self.candidates(k, &mut c.found);
             // A ball listed in more than one grid is found more than once
@@ -148,7 +202,7 @@ impl Stepper {
                 };
                 let material = &self.balls.material[k];
                 if !inelastic(combine_restitution(material.restitution, restitution)) {
-                    return false;
+                    return CrowdImpact::Declined;
                 }
                 let b = match other {
                     Other::Ball(m) => {
@@ -170,10 +224,14 @@ impl Stepper {
                 c.friction.push(combine_friction(material.friction, rough));
             }
             if c.balls.len() > MAX_CROWD {
-                return false;
+                return CrowdImpact::Declined;
             }
         }
-        c.balls.len() > 2 || c.contacts.len() > 1
+        if c.contacts.len() > 1 {
+            CrowdImpact::Resolved
+        } else {
+            CrowdImpact::Declined
+        }
     }
 
     /// Where ball `me` touches `other` at `now`, within [`TOUCH`]: the normal towards `me`, and
@@ -203,8 +261,9 @@ impl Stepper {
     }
 
     /// Project the crowd's velocities at `now` on its contacts, and with friction its spins
-    /// too; false where the sweeps ran out or friction would raise the energy (the impact is
-    /// then met pair by pair).
+    /// too; false where the sweeps ran out, friction would raise the energy, or it changes no
+    /// speed beyond its tolerance (what closes is the rounding of faster balls' speeds). The
+    /// impact is then met pair by pair.
     fn project_crowd(&mut self, c: &mut Crowd, now: Real) -> bool {
         let balls = &self.balls;
         c.before.clear();
@@ -240,11 +299,15 @@ impl Stepper {
             return false;
         }
         if c.friction.iter().any(|&mu| mu > 0.0) {
-            return self.project_crowd_rough(c, settle);
+            if !self.project_crowd_rough(c, settle) {
+                return false;
+            }
+        } else {
+            let left = residual(&c.velocity, &c.inverse_mass, &c.contacts, &c.impulse);
+            self.report.stats.count_solve(solved.sweeps, left);
         }
-        let left = residual(&c.velocity, &c.inverse_mass, &c.contacts, &c.impulse);
-        self.report.stats.count_solve(solved.sweeps, left);
-        true
+        c.stop_below(Real::EPSILON * speed);
+        c.moves(settle.1)
     }
 
     /// Solve the crowd's impact again with Coulomb's friction and the spins, from its

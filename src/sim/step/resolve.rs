@@ -3,6 +3,7 @@
 
 use hecs::Entity;
 
+use super::crowd::CrowdImpact;
 use super::predict::Asking;
 use super::{ELASTIC_AFTER, HOP, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
@@ -77,16 +78,20 @@ impl Stepper {
         };
         let n = m.proximity.normal;
         // An inelastic impact in a crowd: one impact of all that touch
-        if let Some(j) = other_ball
-            && e == 0.0
-            && !rests
-            && self.resolve_crowd(step, (i, j), now, collapsing)
-        {
+        let crowd = if e == 0.0 && !rests {
+            self.resolve_crowd(step, (i, other), now, collapsing)
+        } else {
+            CrowdImpact::Declined
+        };
+        if crowd == CrowdImpact::Resolved {
             return true;
         }
-        // A collapse no crowd takes (a ball held by a resting contact, or apart by more than a
-        // touch): the TC rule bounds it, elastic (Luding and McNamara 1998)
-        let e = if collapsing { 1.0 } else { e };
+        // A collapse no crowd takes is met pair by pair at its limit, perfectly inelastic. Where
+        // the pair does not touch (met apart or overlapping by a sampled search), its impacts are
+        // not simultaneous, and where a ball owes gravity paid in advance (a kick) the crowd
+        // cannot take it: there the TC rule bounds it, elastic (Luding and McNamara 1998)
+        let tc = matches!(crowd, CrowdImpact::Apart | CrowdImpact::Prepaid);
+        let e = if collapsing && tc { 1.0 } else { e };
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
         // can, from `now` (where paths hold, its path restarts then)
         let restarted = keeps && rests && on_static.is_some();
