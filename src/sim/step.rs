@@ -61,12 +61,11 @@
 //! support holds up the balls that come to rest on it at the same instant (see
 //! [`response`](super::response)). Balls that have stayed still for a while fall asleep and
 //! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A ball with
-//! more than [`ELASTIC_AFTER`] collisions in one step is in an inelastic collapse, and takes
-//! its limit: one perfectly inelastic impact of the crowd touching it (else pair by pair, and
-//! elastic where a ball owes prepaid gravity or a sampled search met the pair apart), so that a ball wedged or squeezed with a restitution below 1 cannot
-//! collide without end. An impact of restitution 0 of a ball that touches others (balls or
-//! statics), each owing nothing, is one impact of all that touch, with Coulomb's friction
-//! where they have it (see `step/crowd.rs`): a crowd at restitution 0 ends moving as one.
+//! more than [`ELASTIC_AFTER`] collisions in one step is in an inelastic collapse and takes its
+//! limit, so that it cannot collide without end. An impact of restitution 0 of a ball that
+//! touches others (balls or statics), each owing nothing, is one impact of all that touch,
+//! with Coulomb's friction where they have it (see `step/crowd.rs`): a crowd at restitution 0
+//! ends moving as one.
 //!
 //! A budget of resolved collisions per step ([`StepConfig::max_events_per_step`]) bounds the
 //! work of any step without letting anything pass through: once it is spent, each later contact
@@ -117,10 +116,10 @@ use crate::toi::ToiStrategy;
 /// perfectly inelastic pair by pair. Where the pair does not touch at its impact (a sampled
 /// search meets balls apart or overlapping, so no two impacts are at one instant), or a ball
 /// owes gravity paid in advance (a kick: no crowd can take it), the TC model bounds it:
-/// elastic impacts (Luding and McNamara, "How to handle
-/// the inelastic collapse of a dissipative hard-sphere gas with the TC model", Granular Matter,
-/// 1998). Energy never rises either way. Resting contacts (approaches slower than the rest
-/// speed) are inelastic whatever the count: they are what lets piles settle.
+/// elastic impacts (Luding and McNamara, "How to handle the inelastic collapse of a dissipative
+/// hard-sphere gas with the TC model", Granular Matter, 1998). Energy never rises either way.
+/// Resting contacts (approaches slower than the rest speed) are inelastic whatever the count:
+/// they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
 
 /// Lengths, relative to a ball's radius (or a pair's radii), within the rounding of positions:
