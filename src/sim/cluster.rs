@@ -4,7 +4,9 @@
 //! `step/cluster.rs`).
 
 use crate::math::{Real, Vec3};
+use cholesky::Cholesky;
 
+mod cholesky;
 mod coulomb;
 mod rest;
 
@@ -258,49 +260,11 @@ fn solve_active(
             g[x * p + y] = effect(&contacts[j], &contacts[k]);
         }
     }
-    let mut used = vec![true; p];
-    for x in 0..p {
-        let scale = g[x * p + x];
-        for z in 0..x {
-            g[x * p + x] -= g[x * p + z] * g[x * p + z];
-        }
-        if g[x * p + x] <= 1e-10 * scale {
-            used[x] = false;
-            for y in 0..p {
-                g[x * p + y] = 0.0;
-                g[y * p + x] = 0.0;
-            }
-            continue;
-        }
-        let root = g[x * p + x].sqrt();
-        g[x * p + x] = root;
-        for y in x + 1..p {
-            let mut v = g[y * p + x];
-            for z in 0..x {
-                v -= g[y * p + z] * g[x * p + z];
-            }
-            g[y * p + x] = v / root;
-        }
-    }
-    for x in 0..p {
-        if !used[x] {
-            d[x] = 0.0;
-            continue;
-        }
-        for z in 0..x {
-            d[x] -= g[x * p + z] * d[z];
-        }
-        d[x] /= g[x * p + x];
-    }
-    for x in (0..p).rev() {
-        if !used[x] {
-            continue;
-        }
-        for z in x + 1..p {
-            d[x] -= g[z * p + x] * d[z];
-        }
-        d[x] /= g[x * p + x];
-    }
+    // A contact whose pivot is all but gone depends on those before it
+    Cholesky::factor(g, p, |diagonal, left| {
+        (left > 1e-10 * diagonal).then_some(left)
+    })
+    .solve(&mut d);
     d
 }
 

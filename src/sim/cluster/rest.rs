@@ -16,6 +16,7 @@
 //! each contact inside its cone free and each on the cone's edge moving along it (a few Newton
 //! steps on the balance, least squares of least change).
 
+use super::cholesky::Cholesky;
 use super::coulomb::{RoughBalls, members, sweep_with};
 use super::{Contact, POLISH_FROM, rough_residual};
 use crate::math::{Real, Vec3};
@@ -273,38 +274,13 @@ fn least_squares(g: &[Real], b: &[Real], m: usize) -> Vec<Real> {
     for x in 0..m {
         l[x * m + x] += TIKHONOV * largest;
     }
-    // Cholesky, lower triangle
-    for x in 0..m {
-        for z in 0..x {
-            l[x * m + x] -= l[x * m + z] * l[x * m + z];
-        }
-        let root = l[x * m + x].max(Real::MIN_POSITIVE).sqrt();
-        l[x * m + x] = root;
-        for y in x + 1..m {
-            let mut v = l[y * m + x];
-            for z in 0..x {
-                v -= l[y * m + z] * l[x * m + z];
-            }
-            l[y * m + x] = v / root;
-        }
-    }
+    let l = Cholesky::factor(l, m, |_, left| Some(left.max(Real::MIN_POSITIVE)));
     let mut y = vec![0.0; m];
     for _ in 0..TIKHONOV_STEPS {
         let mut r: Vec<Real> = (0..m)
             .map(|a| b[a] - (0..m).map(|x| g[a * m + x] * y[x]).sum::<Real>())
             .collect();
-        for x in 0..m {
-            for z in 0..x {
-                r[x] -= l[x * m + z] * r[z];
-            }
-            r[x] /= l[x * m + x];
-        }
-        for x in (0..m).rev() {
-            for z in x + 1..m {
-                r[x] -= l[z * m + x] * r[z];
-            }
-            r[x] /= l[x * m + x];
-        }
+        l.solve(&mut r);
         for (y, r) in y.iter_mut().zip(r) {
             *y += r;
         }
