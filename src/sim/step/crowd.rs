@@ -169,9 +169,6 @@ impl Stepper {
         if let Other::Ball(j) = other {
             c.balls.push(j);
         }
-        let place = |balls: &[u32], k: usize| balls.iter().position(|&b| b as usize == k);
-        // In a collapse every contact touching it takes its limit, elastic ones too
-        let inelastic = |e: Real| collapsing || e == 0.0;
         let mut next = 0;
         while next < c.balls.len() {
             let k = c.balls[next] as usize;
@@ -184,44 +181,8 @@ impl Stepper {
             if !self.balls.material[k].motion.owes_nothing() {
                 return CrowdImpact::Prepaid;
             }
-            self.candidates(k, &mut c.found);
-            // A ball listed in more than one grid is found more than once
-            c.found.sort_unstable();
-            c.found.dedup();
-            let me = self.balls.ball_at(k, now);
-            for f in 0..c.found.len() {
-                let other = c.found[f];
-                // Each pair of balls once: from the ball placed first
-                if let Other::Ball(m) = other
-                    && place(&c.balls, m as usize).is_some_and(|p| p < next)
-                {
-                    continue;
-                }
-                let Some((normal, rough, restitution)) = self.touch(&me, other, now) else {
-                    continue;
-                };
-                let material = &self.balls.material[k];
-                if !inelastic(combine_restitution(material.restitution, restitution)) {
-                    return CrowdImpact::Declined;
-                }
-                let b = match other {
-                    Other::Ball(m) => {
-                        let m = m as usize;
-                        Some(place(&c.balls, m).unwrap_or_else(|| {
-                            c.balls.push(m as u32);
-                            c.balls.len() - 1
-                        }))
-                    }
-                    Other::Static(_) => None,
-                };
-                c.contacts.push(Contact {
-                    a: next - 1,
-                    b,
-                    normal,
-                    closing: 0.0,
-                });
-                c.others.push(other);
-                c.friction.push(combine_friction(material.friction, rough));
+            if !self.touching_contacts(c, next - 1, now, collapsing) {
+                return CrowdImpact::Declined;
             }
             if c.balls.len() > MAX_CROWD {
                 return CrowdImpact::Declined;
@@ -232,6 +193,61 @@ impl Stepper {
         } else {
             CrowdImpact::Declined
         }
+    }
+
+    /// Add to crowd `c` the contacts of its ball at `place` with the balls and statics it
+    /// touches at `now`, each pair of balls once, and the balls it touches; `false` where a
+    /// contact has a restitution (where not `collapsing`).
+    fn touching_contacts(
+        &mut self,
+        c: &mut Crowd,
+        place: usize,
+        now: Real,
+        collapsing: bool,
+    ) -> bool {
+        let k = c.balls[place] as usize;
+        let placed = |balls: &[u32], m: usize| balls.iter().position(|&b| b as usize == m);
+        self.candidates(k, &mut c.found);
+        // A ball listed in more than one grid is found more than once
+        c.found.sort_unstable();
+        c.found.dedup();
+        let me = self.balls.ball_at(k, now);
+        for f in 0..c.found.len() {
+            let other = c.found[f];
+            // Each pair of balls once: from the ball placed first
+            if let Other::Ball(m) = other
+                && placed(&c.balls, m as usize).is_some_and(|p| p <= place)
+            {
+                continue;
+            }
+            let Some((normal, rough, restitution)) = self.touch(&me, other, now) else {
+                continue;
+            };
+            let material = &self.balls.material[k];
+            // In a collapse every contact touching it takes its limit, elastic ones too
+            if !collapsing && combine_restitution(material.restitution, restitution) != 0.0 {
+                return false;
+            }
+            let b = match other {
+                Other::Ball(m) => {
+                    let m = m as usize;
+                    Some(placed(&c.balls, m).unwrap_or_else(|| {
+                        c.balls.push(m as u32);
+                        c.balls.len() - 1
+                    }))
+                }
+                Other::Static(_) => None,
+            };
+            c.contacts.push(Contact {
+                a: place,
+                b,
+                normal,
+                closing: 0.0,
+            });
+            c.others.push(other);
+            c.friction.push(combine_friction(material.friction, rough));
+        }
+        true
     }
 
     /// Where ball `me` touches `other` at `now`, within [`TOUCH`]: the normal towards `me`, and
