@@ -128,26 +128,36 @@ fn project_on_cone(v: Vec3, normals: &[Vec3]) -> Vec3 {
     // pushes out and whose answer is feasible meets the optimality conditions of this
     // convex problem, so it is the projection (Karush-Kuhn-Tucker)
     let mut active = [Vec3::ZERO; 3];
-    for size in 1..=3 {
-        for subset in 1u32..(1 << normals.len()) {
-            if subset.count_ones() != size {
-                continue;
-            }
+    let end = 1u32 << normals.len();
+    for size in 1..=3.min(normals.len()) {
+        // The subsets of `size` normals as bit sets, in increasing order
+        let mut subset = (1u32 << size) - 1;
+        while subset < end {
             let mut k = 0;
-            for (j, &m) in normals.iter().enumerate() {
-                if subset & (1 << j) != 0 {
-                    active[k] = m;
-                    k += 1;
-                }
+            let mut bits = subset;
+            while bits != 0 {
+                active[k] = normals[bits.trailing_zeros() as usize];
+                bits &= bits - 1;
+                k += 1;
             }
             if let Some(u) = remove_along(v, &active[..k])
                 && feasible(u)
             {
                 return u;
             }
+            subset = next_of_same_size(subset);
         }
     }
     Vec3::ZERO
+}
+
+/// The next larger bit set with as many bits as `subset` (not zero): Gosper's hack (Knuth,
+/// *The Art of Computer Programming* 4A, 7.1.3).
+#[inline]
+fn next_of_same_size(subset: u32) -> u32 {
+    let lowest = subset & subset.wrapping_neg();
+    let carried = subset + lowest;
+    (((carried ^ subset) >> 2) / lowest) | carried
 }
 
 /// Return `v` with its components along the span of `active` removed, provided that takes only
@@ -189,4 +199,27 @@ fn remove_along(v: Vec3, active: &[Vec3]) -> Option<Vec3> {
         u += active[r] * mu;
     }
     Some(u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsets_of_one_size_come_in_increasing_order() {
+        for n in 1..=10 {
+            for size in 1..=3.min(n) {
+                let all: Vec<u32> = (1u32..1 << n).filter(|s| s.count_ones() == size).collect();
+                let mut walked = vec![(1u32 << size) - 1];
+                while let Some(&last) = walked.last() {
+                    let next = next_of_same_size(last);
+                    if next >= 1 << n {
+                        break;
+                    }
+                    walked.push(next);
+                }
+                assert_eq!(walked, all, "{size} of {n}");
+            }
+        }
+    }
 }
