@@ -33,9 +33,12 @@ pub struct StepConfig {
     /// landing on a floor or a slope under gravity), or where a ball lands from flight (at
     /// restitution below 1) on a ball no lighter that its supports or sleep hold against the
     /// push, so a real bounce stays one at any step length. Two elastic balls in flight have no
-    /// rest speed: they meet as they would without gravity. Elsewhere (a ball landing on a
-    /// lighter one or wedged between others, inelastic balls meeting in flight, balls rolling
-    /// on a floor, a wall along gravity) it uses `2 |gravity| dt`: the speed
+    /// rest speed: they meet as they would without gravity; nor has a ball meeting a wall or
+    /// a ceiling (a static shape gravity does not press it into: no series of bounces ends
+    /// there) unless it owes velocity paid in advance or something touching it from the other
+    /// side drives it. Elsewhere (a ball landing on a lighter one or wedged between others,
+    /// inelastic balls meeting in flight, balls rolling on a floor) it uses
+    /// `2 |gravity| dt`: the speed
     /// gravity adds in two steps, and zero without gravity, so an elastic gas stays exactly
     /// elastic. At long steps that part still swallows real bounces there (at `dt` 0.5 under
     /// the Earth's gravity, every one slower than 9.8); a scene or a caller that steps long can
@@ -280,8 +283,8 @@ impl fmt::Display for StepError {
 impl std::error::Error for StepError {}
 
 impl StepConfig {
-    /// Return the rest speed of a step of `dt` where no acceleration of its own presses a ball
-    /// into a static shape or into a ball held up as firmly (see [`StepConfig::rest_speed`]):
+    /// Return the rest speed of a step of `dt` where the default does not rely on the series of
+    /// bounces alone or on no rest speed at all (see [`StepConfig::rest_speed`]):
     /// [`StepConfig::rest_speed`] if set, else `2 |gravity| dt`.
     #[must_use]
     pub fn rest_speed_for(&self, dt: Real) -> Real {

@@ -35,6 +35,7 @@ use crate::sim::cluster::{
     Contact, RoughBalls, Settled, project_cluster, project_rough_cluster, residual, rough_residual,
 };
 use crate::sim::components::{combine_friction, combine_restitution};
+use crate::sim::supports::HOLD;
 use crate::toi::ToiStrategy;
 
 /// Gaps, relative to the radii, within which two balls touch in a crowd.
@@ -248,6 +249,23 @@ impl Stepper {
             c.friction.push(combine_friction(material.friction, rough));
         }
         true
+    }
+
+    /// True when ball `i` touches at `now`, within [`TOUCH`], a ball or static shape that faces
+    /// `normal` (unit, towards `i`) from the other side by cosine [`HOLD`]: met along `normal`,
+    /// it is wedged between the two.
+    pub(super) fn wedged(&mut self, i: usize, normal: Vec3, now: Real) -> bool {
+        let mut found = std::mem::take(&mut self.scratch.crowd.found);
+        self.candidates(i, &mut found);
+        let me = self.balls.ball_at(i, now);
+        let wedged = found.iter().any(|&other| {
+            other != Other::Ball(i as u32)
+                && self
+                    .touch(&me, other, now)
+                    .is_some_and(|(m, _, _)| m.dot(normal) < -HOLD)
+        });
+        self.scratch.crowd.found = found;
+        wedged
     }
 
     /// Where ball `me` touches `other` at `now`, within [`TOUCH`]: the normal towards `me`, and

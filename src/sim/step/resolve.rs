@@ -200,7 +200,7 @@ impl Stepper {
     /// How meeting `m` closes at `now`; `None` when it does not (neither closing nor pressed
     /// in).
     fn closing_of<S: ToiStrategy + ?Sized>(
-        &self,
+        &mut self,
         step: &Step<'_, S>,
         m: &Meeting,
         now: Real,
@@ -226,29 +226,7 @@ impl Stepper {
         // on its supports), it is slower than the rest speed (the scene's, where set,
         // everywhere)
         let pressing = -(mine.1 - theirs.1).dot(n);
-        // What a ball lands on holds like a static shape where it is no lighter and its own
-        // supports or sleep hold it against the push
-        let holds = |body: &Body, push: Vec3, lander: &Body| {
-            body.inverse_mass <= lander.inverse_mass && body.holds(push)
-        };
-        // Pressed together along the normal as firmly as a support holds
-        let firmly = pressing > HOLD * (mine.1 - theirs.1).length();
-        // Landing from free flight: no change of course yet in the step, or the approach
-        // earned by the pressing since the last one (a series of bounces); not driven by
-        // another contact (a ball wedged between two)
-        let flies = |k: usize| {
-            let since = self.pairs.changed_at[k];
-            self.pairs.changed[k] == 0 || since < step.t0 || approach <= pressing * (now - since)
-        };
-        // The lander is the ball its acceleration presses into the other; what it lands on
-        // must hold
-        let lands_on = combined < 1.0
-            && firmly
-            && if mine.1.dot(n) < 0.0 {
-                flies(i) && holds(other, -n, me)
-            } else {
-                other_ball.is_some_and(flies) && holds(me, n, other)
-            };
+        let lands_on = combined < 1.0 && self.lands_on(step, m, now, (mine.1 - theirs.1, approach));
         // Two elastic balls in flight, owing nothing, meet as they would without gravity: no
         // rest speed (inelastic ones keep it: in a crowd falling together it ends collapses)
         let gravity = self.config.gravity;
@@ -258,9 +236,22 @@ impl Stepper {
             && theirs.1 == gravity
             && me.owed == Vec3::ZERO
             && other.owed == Vec3::ZERO;
-        let rest_speed = match self.config.rest_speed {
+        let configured = self.config.rest_speed;
+        let rest_speed = match configured {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
             None if flight || lands_on => 0.0,
+            // Thrown at a static shape that gravity does not press it into (a wall, a
+            // ceiling), a ball bounces at any speed: no series of bounces ends there. Not where
+            // it owes velocity paid in advance, or a ball or shape touching it from the other
+            // side drives it (wedged)
+            None if on_static.is_some()
+                && gravity.dot(n) >= 0.0
+                && me.owed == Vec3::ZERO
+                && approach < step.rest_speed
+                && !self.wedged(i, n, now) =>
+            {
+                0.0
+            }
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
@@ -276,6 +267,44 @@ impl Stepper {
             rest_speed,
             rests,
         })
+    }
+
+    /// True when meeting `m`, closing at `approach` and pressed together by `relative`
+    /// acceleration at `now`, is a landing: a ball its acceleration presses into the other
+    /// (as firmly as a support holds) lands from free flight on what holds like a static
+    /// shape.
+    fn lands_on<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        m: &Meeting,
+        now: Real,
+        (relative, approach): (Vec3, Real),
+    ) -> bool {
+        let (i, other_ball, n, me, other) =
+            (m.i, m.other_ball, m.proximity.normal, &m.me, &m.other);
+        let pressing = -relative.dot(n);
+        // What a ball lands on holds like a static shape where it is no lighter and its own
+        // supports or sleep hold it against the push
+        let holds = |body: &Body, push: Vec3, lander: &Body| {
+            body.inverse_mass <= lander.inverse_mass && body.holds(push)
+        };
+        // Pressed together along the normal as firmly as a support holds
+        let firmly = pressing > HOLD * relative.length();
+        // Landing from free flight: no change of course yet in the step, or the approach
+        // earned by the pressing since the last one (a series of bounces); not driven by
+        // another contact (a ball wedged between two)
+        let flies = |k: usize| {
+            let since = self.pairs.changed_at[k];
+            self.pairs.changed[k] == 0 || since < step.t0 || approach <= pressing * (now - since)
+        };
+        // The lander is the ball its acceleration presses into the other; what it lands on
+        // must hold
+        firmly
+            && if self.balls.body[i].path.acceleration.dot(n) < 0.0 {
+                flies(i) && holds(other, -n, me)
+            } else {
+                other_ball.is_some_and(flies) && holds(me, n, other)
+            }
     }
 
     /// A resting contact is held by velocities: a ball of meeting `m` that gravity presses
