@@ -32,12 +32,12 @@ pub struct StepConfig {
     /// on that alone where a ball's own acceleration presses it into a static shape (a ball
     /// landing on a floor or a slope under gravity), or where a ball lands from flight (at
     /// restitution below 1) on a ball no lighter that its supports or sleep hold against the
-    /// push, so a real bounce stays one at any step length. Two elastic balls in flight have no
-    /// rest speed: they meet as they would without gravity; nor has a ball meeting a wall or
-    /// a ceiling (a static shape gravity does not press it into: no series of bounces ends
-    /// there) unless it owes velocity paid in advance or something touching it from the other
-    /// side drives it. Elsewhere (a ball landing on a lighter one or wedged between others,
-    /// inelastic balls meeting in flight, balls rolling on a floor) it uses
+    /// push, so a real bounce stays one at any step length. Two balls in flight have no rest
+    /// speed: they meet as they would without gravity; nor has a ball meeting a wall or a
+    /// ceiling (a static shape gravity does not press it into: no series of bounces ends
+    /// there). Not where a ball owes velocity paid in advance, nor, but for two elastic balls,
+    /// where something touching a ball from the other side drives it. Elsewhere (a ball
+    /// landing on a lighter one or wedged between others, balls rolling on a floor) it uses
     /// `2 |gravity| dt`: the speed
     /// gravity adds in two steps, and zero without gravity, so an elastic gas stays exactly
     /// elastic. At long steps that part still swallows real bounces there (at `dt` 0.5 under

@@ -227,15 +227,19 @@ impl Stepper {
         // everywhere)
         let pressing = -(mine.1 - theirs.1).dot(n);
         let lands_on = combined < 1.0 && self.lands_on(step, m, now, (mine.1 - theirs.1, approach));
-        // Two elastic balls in flight, owing nothing, meet as they would without gravity: no
-        // rest speed (inelastic ones keep it: in a crowd falling together it ends collapses)
+        // Two balls in flight, owing nothing, meet as they would without gravity: no rest
+        // speed. Inelastic ones keep it where either is wedged (in a crowd falling together
+        // it ends collapses)
         let gravity = self.config.gravity;
-        let flight = combined >= 1.0
-            && other_ball.is_some()
+        let flight = other_ball.is_some()
             && mine.1 == gravity
             && theirs.1 == gravity
             && me.owed == Vec3::ZERO
-            && other.owed == Vec3::ZERO;
+            && other.owed == Vec3::ZERO
+            && (combined >= 1.0
+                || approach < step.rest_speed
+                    && !self.wedged(i, n, now)
+                    && other_ball.is_some_and(|j| !self.wedged(j, -n, now)));
         let configured = self.config.rest_speed;
         let rest_speed = match configured {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
