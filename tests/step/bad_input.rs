@@ -40,6 +40,20 @@ fn snapshot(world: &World) -> Vec<(Entity, Vec<u64>)> {
             if let Some(p) = entity.get::<&PreviousPosition>() {
                 vector(p.0);
             }
+            if let Some(p) = entity.get::<&toibox::sim::Path>() {
+                vector(p.origin);
+                vector(p.velocity);
+                vector(p.acceleration);
+                vector(Vec3::new(p.time, p.until, 0.0));
+            }
+            if let Some(w) = entity.get::<&toibox::sim::AngularVelocity>() {
+                vector(w.0);
+            }
+            if let Some(o) = entity.get::<&toibox::sim::Orientation>() {
+                let [x, y, z, w] = o.0.to_array();
+                vector(Vec3::new(x, y, z));
+                vector(Vec3::new(w, 0.0, 0.0));
+            }
             if let Some(s) = entity.get::<&Sleep>() {
                 vector(s.anchor);
                 vector(s.gravity);
