@@ -207,19 +207,16 @@ fn remove_along(v: Vec3, active: &[Vec3]) -> Option<Vec3> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
 
     #[test]
     fn the_projection_on_a_cone_is_the_nearest_velocity_in_it() {
         // Variational inequality of the projection u of v on a convex cone K: (v - u)·(w - u)
         // <= 0 for every w in K, with u in K. Normals of supports and touches below a ball
         // (y > 0, so K holds +y), two to ten of them, some nearly in a plane
-        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut random = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as Real / (1u64 << 53) as Real * 2.0 - 1.0
-        };
+        let mut rng = Pcg64Mcg::seed_from_u64(0x9E37_79B9_7F4A_7C15);
+        let mut random = move || rng.random_range(-1.0..1.0);
         for case in 0..2000 {
             let count = 2 + case % 9;
             let normals: Vec<Vec3> = (0..count)

@@ -240,22 +240,20 @@ impl Stepper {
                 || approach < step.rest_speed
                     && !self.wedged(i, n, now)
                     && other_ball.is_some_and(|j| !self.wedged(j, -n, now)));
-        let configured = self.config.rest_speed;
-        let rest_speed = match configured {
+        // Thrown at a static shape that gravity does not press it into (a wall, a ceiling), a
+        // ball bounces at any speed: no series of bounces ends there. Not where it owes
+        // velocity paid in advance, or a ball or shape touching it from the other side drives
+        // it (wedged)
+        let wall = self.config.rest_speed.is_none()
+            && on_static.is_some()
+            && pressing <= 0.0
+            && gravity.dot(n) >= 0.0
+            && me.owed == Vec3::ZERO
+            && approach < step.rest_speed
+            && !self.wedged(i, n, now);
+        let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
-            None if flight || lands_on => 0.0,
-            // Thrown at a static shape that gravity does not press it into (a wall, a
-            // ceiling), a ball bounces at any speed: no series of bounces ends there. Not where
-            // it owes velocity paid in advance, or a ball or shape touching it from the other
-            // side drives it (wedged)
-            None if on_static.is_some()
-                && gravity.dot(n) >= 0.0
-                && me.owed == Vec3::ZERO
-                && approach < step.rest_speed
-                && !self.wedged(i, n, now) =>
-            {
-                0.0
-            }
+            None if flight || lands_on || wall => 0.0,
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
