@@ -4,7 +4,7 @@
 //! `step/cluster.rs`).
 
 use crate::math::{Real, Vec3};
-use cholesky::Cholesky;
+use cholesky::{Cholesky, Envelope};
 
 mod cholesky;
 mod coulomb;
@@ -170,11 +170,12 @@ fn polish(
         .collect();
     let largest = impulse.iter().copied().fold(0.0, Real::max);
     for _ in 0..POLISH_TRIES {
-        let p = active.len();
-        if p == 0 || p > MAX_POLISH {
+        if active.is_empty() {
             return false;
         }
-        let d = solve_active(velocity, inverse_mass, contacts, &active);
+        let Some(d) = solve_active(velocity, inverse_mass, contacts, &active) else {
+            return false;
+        };
         // Every impulse a push (to rounding)
         let (worst, pull) = active
             .iter()
@@ -228,17 +229,20 @@ fn polish(
 const POLISH_TRIES: usize = 8;
 
 /// Return the impulse changes on the `active` contacts that make each of them close at exactly
-/// what it may (Cholesky on the system; a contact that depends on those before it gets none).
+/// what it may (Cholesky on the system; a contact that depends on those before it gets none),
+/// or `None` where its factor would take more than [`MAX_POLISH_WORK`].
 fn solve_active(
     velocity: &[Vec3],
     inverse_mass: &[Real],
     contacts: &[Contact],
     active: &[usize],
-) -> Vec<Real> {
-    let p = active.len();
-    // The system G d = r: G_jk = how an impulse on k changes j's separating speed
-    let mut g = vec![0.0; p * p];
-    let mut d = vec![0.0; p];
+) -> Option<Vec<Real>> {
+    // The system G d = r: G_jk = how an impulse on k changes j's separating speed, zero
+    // unless j and k share a ball
+    let mut g = Envelope::zeros(first_sharing(contacts, active));
+    if g.factor_work() > MAX_POLISH_WORK {
+        return None;
+    }
     let effect = |j: &Contact, k: &Contact| {
         let mut sum = 0.0;
         for (ball, sign_k) in [(Some(k.a), 1.0), (k.b, -1.0)] {
@@ -254,22 +258,49 @@ fn solve_active(
         }
         sum
     };
+    let mut d = vec![0.0; active.len()];
     for (x, &j) in active.iter().enumerate() {
         d[x] = closing_rate(&contacts[j], velocity);
-        for (y, &k) in active.iter().enumerate() {
-            g[x * p + y] = effect(&contacts[j], &contacts[k]);
+        for y in g.first(x)..=x {
+            *g.at_mut(x, y) = effect(&contacts[j], &contacts[active[y]]);
         }
     }
     // A contact whose pivot is all but gone depends on those before it
-    Cholesky::factor(g, p, |diagonal, left| {
+    Cholesky::factor(g, |diagonal, left| {
         (left > 1e-10 * diagonal).then_some(left)
     })
     .solve(&mut d);
-    d
+    Some(d)
 }
 
-/// Contacts pushing at most for [`polish`] to try.
-const MAX_POLISH: usize = 256;
+/// Return, per place in `active`, the first place whose contact shares a ball with its own
+/// (at most its own place): where its row of the system begins.
+fn first_sharing(contacts: &[Contact], active: &[usize]) -> Vec<usize> {
+    let mut by_ball: Vec<(usize, usize)> = active
+        .iter()
+        .enumerate()
+        .flat_map(|(x, &k)| {
+            let c = &contacts[k];
+            [Some(c.a), c.b]
+                .into_iter()
+                .flatten()
+                .map(move |ball| (ball, x))
+        })
+        .collect();
+    by_ball.sort_unstable();
+    let mut first: Vec<usize> = (0..active.len()).collect();
+    for on_one in by_ball.chunk_by(|u, v| u.0 == v.0) {
+        let least = on_one[0].1;
+        for &(_, x) in on_one {
+            first[x] = first[x].min(least);
+        }
+    }
+    first
+}
+
+/// Multiply-adds of [`polish`]'s factor at most (about that of a dense system of 256
+/// contacts): a larger system is left to the sweeps.
+const MAX_POLISH_WORK: usize = 1 << 22;
 
 #[cfg(test)]
 mod tests {

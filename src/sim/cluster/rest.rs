@@ -16,7 +16,7 @@
 //! each contact inside its cone free and each on the cone's edge moving along it (a few Newton
 //! steps on the balance, least squares of least change).
 
-use super::cholesky::Cholesky;
+use super::cholesky::{Cholesky, Envelope};
 use super::coulomb::{RoughBalls, members, sweep_with};
 use super::{Contact, POLISH_FROM, rough_residual};
 use crate::math::{Real, Vec3};
@@ -237,11 +237,21 @@ fn least_balancing_change(
             entry
         })
         .collect();
-    let mut g = vec![0.0; rows * rows];
+    // Rows are coupled where a column moves both: the envelope of each row from the first
+    let mut first: Vec<usize> = (0..rows).collect();
+    for entry in &entries {
+        let least = entry.iter().map(|e| e.0).min().unwrap_or(0);
+        for &(a, _) in entry {
+            first[a] = first[a].min(least);
+        }
+    }
+    let mut g = Envelope::zeros(first);
     for entry in &entries {
         for &(a, x) in entry {
             for &(b, y) in entry {
-                g[a * rows + b] += x * y;
+                if b <= a {
+                    *g.at_mut(a, b) += x * y;
+                }
             }
         }
     }
@@ -251,7 +261,7 @@ fn least_balancing_change(
         let at = row_of(q);
         motion[at..at + 6].copy_from_slice(&[-v.x, -v.y, -v.z, -w.x, -w.y, -w.z]);
     }
-    let y = least_squares(&g, &motion, rows);
+    let y = least_squares(&g, &motion);
     let mut change = vec![Vec3::ZERO; contacts.len()];
     for (&(k, e), entry) in columns.iter().zip(&entries) {
         let s: Real = entry.iter().map(|&(a, x)| x * y[a]).sum();
@@ -265,21 +275,20 @@ fn least_balancing_change(
 const TIKHONOV_STEPS: usize = 6;
 const TIKHONOV: Real = 1e-8;
 
-/// Solve `g y = b` for a symmetric positive semidefinite `m` by `m` matrix `g` (row-major),
-/// singular or not, by iterated Tikhonov regularisation: `y += (g + λ I)⁻¹ (b - g y)`, which
-/// tends to the least-norm solution where `b` is in `g`'s range.
-fn least_squares(g: &[Real], b: &[Real], m: usize) -> Vec<Real> {
-    let largest = (0..m).fold(0.0, |s: Real, x| s.max(g[x * m + x]));
-    let mut l = g.to_vec();
+/// Solve `g y = b` for a symmetric positive semidefinite matrix `g`, singular or not, by
+/// iterated Tikhonov regularisation: `y += (g + λ I)⁻¹ (b - g y)`, which tends to the
+/// least-norm solution where `b` is in `g`'s range.
+fn least_squares(g: &Envelope, b: &[Real]) -> Vec<Real> {
+    let m = g.len();
+    let largest = (0..m).fold(0.0, |s: Real, x| s.max(g.at(x, x)));
+    let mut l = g.clone();
     for x in 0..m {
-        l[x * m + x] += TIKHONOV * largest;
+        *l.at_mut(x, x) += TIKHONOV * largest;
     }
-    let l = Cholesky::factor(l, m, |_, left| Some(left.max(Real::MIN_POSITIVE)));
+    let l = Cholesky::factor(l, |_, left| Some(left.max(Real::MIN_POSITIVE)));
     let mut y = vec![0.0; m];
     for _ in 0..TIKHONOV_STEPS {
-        let mut r: Vec<Real> = (0..m)
-            .map(|a| b[a] - (0..m).map(|x| g[a * m + x] * y[x]).sum::<Real>())
-            .collect();
+        let mut r: Vec<Real> = b.iter().zip(g.times(&y)).map(|(b, gy)| b - gy).collect();
         l.solve(&mut r);
         for (y, r) in y.iter_mut().zip(r) {
             *y += r;
