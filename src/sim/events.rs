@@ -67,13 +67,13 @@ pub struct StepStats {
     /// Largest residual of the [`contact_solves`](Self::contact_solves), in length per time: the
     /// speed a contact still closes at, a pushing contact parts at, or (with friction) a contact
     /// slips at within Coulomb's cone, which its own impulse would still take away (the natural
-    /// map's residual). A rough resting cluster's solve is kept only within `1e-12` of the
-    /// step's rest speed, a crowd's within `2e-9` of its fastest ball's speed; a frictionless
-    /// resting cluster stops at 64 sweeps and leaves what it did not meet to the event loop's
-    /// resting contacts, so its residual may be larger. 0 when nothing was solved.
+    /// map's residual). A resting cluster's solve is kept only within `1e-12` of the step's
+    /// rest speed, a crowd's within `2e-9` of its fastest ball's speed; one that does not meet
+    /// its tolerance is not kept (see [`contact_solves_left`](Self::contact_solves_left)). 0
+    /// when nothing was solved.
     pub contact_residual: Real,
-    /// Rough islands and crowds left to the event loop's contacts (met pair by pair): their
-    /// solve with friction did not meet its tolerance within its budget of sweeps, or would
+    /// Resting clusters and crowds left to the event loop's contacts (met pair by pair): their
+    /// solve did not meet its tolerance within its budget of sweeps, or (with friction) would
     /// have raised their energy.
     pub contact_solves_left: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.

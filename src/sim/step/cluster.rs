@@ -427,16 +427,13 @@ impl Stepper {
                 let (from, to, solve) = c.islands[x];
                 match solve {
                     Solve::Smooth => {
-                        let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
-                        let velocity = if with_gravity {
-                            &mut c.velocity
-                        } else {
-                            &mut c.earned
-                        };
-                        let solved =
-                            project_cluster(velocity, &c.inverse_mass, contacts, impulse, settle);
-                        let left = residual(velocity, &c.inverse_mass, contacts, impulse);
-                        self.report.stats.count_solve(solved.sweeps, left);
+                        match project_smooth_island(c, (from, to), with_gravity, settle) {
+                            Some((sweeps, left)) => self.report.stats.count_solve(sweeps, left),
+                            None => {
+                                c.islands[x].2 = Solve::Left;
+                                self.report.stats.contact_solves_left += 1;
+                            }
+                        }
                     }
                     Solve::Rough => {
                         let fall = with_gravity.then_some(fall);
@@ -520,6 +517,46 @@ impl Stepper {
             }
         }
     }
+}
+
+/// Project the frictionless island of `contacts[from..to]` in `c`: the earned velocities, or
+/// those with a step of gravity (`with_gravity`). The sweeps and the residual where it meets
+/// `settle`'s tolerance; otherwise `None`, with the island's velocities and impulses as they
+/// were: the island is left to the event loop.
+fn project_smooth_island(
+    c: &mut Clusters,
+    (from, to): (usize, usize),
+    with_gravity: bool,
+    settle: (usize, Real),
+) -> Option<(usize, Real)> {
+    c.members.clear();
+    for k in &c.contacts[from..to] {
+        c.members.push(k.a);
+        c.members.extend(k.b);
+    }
+    c.members.sort_unstable();
+    c.members.dedup();
+    let velocity = if with_gravity {
+        &mut c.velocity
+    } else {
+        &mut c.earned
+    };
+    c.before.clear();
+    c.before
+        .extend(c.members.iter().map(|&p| (velocity[p], Vec3::ZERO)));
+    let (contacts, impulse) = (&c.contacts[from..to], &mut c.impulse[from..to]);
+    let solved = project_cluster(velocity, &c.inverse_mass, contacts, impulse, settle);
+    if solved.settled == Settled::Met {
+        return Some((
+            solved.sweeps,
+            residual(velocity, &c.inverse_mass, contacts, impulse),
+        ));
+    }
+    for (&p, &(v, _)) in c.members.iter().zip(&c.before) {
+        velocity[p] = v;
+    }
+    impulse.fill(0.0);
+    None
 }
 
 /// Solve a rough island's contacts `(contacts, friction)` for `balls`, the impulses in
