@@ -341,6 +341,51 @@ fn square_pyramids_stand_on_rough_balls_and_fall_on_smooth_ones() {
     }
 }
 
+/// The least friction at which a square pyramid of three layers (14 balls) can stand, from
+/// the linear programme on its forces (see [`TRIANGLE_LIMITS`]).
+const SQUARE_LIMIT: Real = 0.523;
+
+#[test]
+fn a_square_pyramid_of_fourteen_stands_exactly_when_friction_can_hold_it() {
+    // It used to fall at 0.56, where it can stand: rest first's exact finish stalled at speeds
+    // of 1e-9, because an impulse that a Newton step took past its cone's edge stayed there
+    // and the next step could not balance it. Radii 0.05 to 0.5, steps 1/120 to 1/30: it
+    // stands at 0.54 and 0.56 (still to 1e-9 of the radius, asleep, every residual within the
+    // tolerance), and falls at 0.51, its energy never rising (its collapse meets crowds, whose
+    // looser tolerance the standing check would refuse)
+    let gravity = Vec3::Y * -9.81;
+    for (r, dt) in [(0.1, 1.0 / 60.0), (0.05, 1.0 / 120.0), (0.5, 1.0 / 30.0)] {
+        for mu in [SQUARE_LIMIT + 0.017, SQUARE_LIMIT + 0.037] {
+            let what = format!("r {r}, dt {dt}, friction {mu}");
+            let (mut world, balls) = square_pyramid(r, 3, mu);
+            assert!(
+                stands(&mut world, &balls, Vec3::Y, dt, &what),
+                "{what}: fell"
+            );
+        }
+        let what = format!("r {r}, dt {dt}, friction {}", SQUARE_LIMIT - 0.013);
+        let (mut world, balls) = square_pyramid(r, 3, SQUARE_LIMIT - 0.013);
+        let mut stepper = Stepper::new(StepConfig {
+            gravity,
+            ..StepConfig::default()
+        });
+        let top = balls[balls.len() - 1];
+        let high = position(&world, top).y;
+        let (mut before, _) = energy(&world, gravity);
+        for step in 0..(5.0 / dt).round() as usize {
+            stepper.step(&mut world, dt).unwrap();
+            let (after, scale) = energy(&world, gravity);
+            assert!(
+                after <= before + 1e-12 * scale,
+                "{what}, step {step}: energy rose from {before} to {after}"
+            );
+            before = after;
+        }
+        let low = position(&world, top).y;
+        assert!(low < high - r, "{what}: the top ball stayed at {low}");
+    }
+}
+
 #[test]
 fn collapsing_piles_never_gain_energy_at_long_steps() {
     // A pile that friction cannot hold, at steps of 1/4 to 2. The resting clusters of a step's

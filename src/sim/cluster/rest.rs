@@ -123,7 +123,9 @@ fn nearest_in_cone(balls: &RoughBalls<'_>, c: &Contact, mu: Real, old: Vec3) -> 
 /// Try to balance the island exactly from Gauss-Seidel's impulses: Newton steps on the
 /// balance of every member (velocity and surface speed from spin zero), each pushing contact's
 /// impulse free where inside its cone and moving along the edge where on it, the least change
-/// that balances (least squares, iterated Tikhonov). True when every member is then still
+/// that balances (least squares, iterated Tikhonov); an impulse a step takes out of its cone
+/// goes back onto it (onto the edge, or to none past the tip), and the next step balances
+/// from there. True when every member is then still
 /// within `tolerance` and every contact meets Coulomb's law (see [`rough_residual`]);
 /// otherwise nothing changed.
 fn finish(
@@ -149,11 +151,14 @@ fn finish(
                 continue;
             }
             let mut p = fresh[k] + change[k];
-            if on_edge(c.normal, friction[k], fresh[k]) {
-                // Back onto the edge it moved along
-                let pn = p.dot(c.normal);
-                let across = (p - c.normal * pn).normalize_or_zero();
-                p = c.normal * pn + across * (friction[k] * pn);
+            let (pn, mu) = (p.dot(c.normal), friction[k]);
+            let across = p - c.normal * pn;
+            if pn <= 0.0 {
+                // Out of the cone's tip: it parts
+                p = Vec3::ZERO;
+            } else if on_edge(c.normal, mu, fresh[k]) || across.length() > mu * pn {
+                // Back onto the edge it moved along, or went past
+                p = c.normal * pn + across.normalize_or_zero() * (mu * pn);
             }
             balls.apply(c, p - fresh[k]);
             fresh[k] = p;
