@@ -353,7 +353,6 @@ fn a_square_pyramid_of_fourteen_stands_exactly_when_friction_can_hold_it() {
     // stands at 0.54 and 0.56 (still to 1e-9 of the radius, asleep, every residual within the
     // tolerance), and falls at 0.51, its energy never rising (its collapse meets crowds, whose
     // looser tolerance the standing check would refuse)
-    let gravity = Vec3::Y * -9.81;
     for (r, dt) in [(0.1, 1.0 / 60.0), (0.05, 1.0 / 120.0), (0.5, 1.0 / 30.0)] {
         for mu in [SQUARE_LIMIT + 0.017, SQUARE_LIMIT + 0.037] {
             let what = format!("r {r}, dt {dt}, friction {mu}");
@@ -365,25 +364,39 @@ fn a_square_pyramid_of_fourteen_stands_exactly_when_friction_can_hold_it() {
         }
         let what = format!("r {r}, dt {dt}, friction {}", SQUARE_LIMIT - 0.013);
         let (mut world, balls) = square_pyramid(r, 3, SQUARE_LIMIT - 0.013);
-        let mut stepper = Stepper::new(StepConfig {
-            gravity,
-            ..StepConfig::default()
-        });
-        let top = balls[balls.len() - 1];
-        let high = position(&world, top).y;
-        let (mut before, _) = energy(&world, gravity);
-        for step in 0..(5.0 / dt).round() as usize {
-            stepper.step(&mut world, dt).unwrap();
-            let (after, scale) = energy(&world, gravity);
-            assert!(
-                after <= before + 1e-12 * scale,
-                "{what}, step {step}: energy rose from {before} to {after}"
-            );
-            before = after;
-        }
-        let low = position(&world, top).y;
-        assert!(low < high - r, "{what}: the top ball stayed at {low}");
+        let fell = collapse(&mut world, &balls, (dt, 5.0), 1e-12, &what);
+        assert!(fell > r, "{what}: the top ball came down by {fell} only");
     }
+}
+
+/// Step a pile on a floor facing +y (gravity 9.81 against it) for `seconds` in steps of `dt`,
+/// checking that its energy never rises by more than `rise` of its scale from one step to the
+/// next; return how far its last ball (the top) came down.
+fn collapse(
+    world: &mut World,
+    balls: &[Entity],
+    (dt, seconds): (Real, Real),
+    rise: Real,
+    what: &str,
+) -> Real {
+    let gravity = Vec3::Y * -9.81;
+    let mut stepper = Stepper::new(StepConfig {
+        gravity,
+        ..StepConfig::default()
+    });
+    let top = balls[balls.len() - 1];
+    let high = position(world, top).y;
+    let (mut before, _) = energy(world, gravity);
+    for step in 0..(seconds / dt).round() as usize {
+        stepper.step(world, dt).unwrap();
+        let (after, scale) = energy(world, gravity);
+        assert!(
+            after <= before + rise * scale,
+            "{what}, step {step}: energy rose from {before} to {after}"
+        );
+        before = after;
+    }
+    high - position(world, top).y
 }
 
 #[test]
@@ -393,30 +406,14 @@ fn collapsing_piles_never_gain_energy_at_long_steps() {
     // kept that push: the three-ball stack at dt 2 ended with four times its energy. A step
     // goes in halves where a pushing contact would turn by a radian or open by its radii on
     // its path; then energy never rises, and the pile falls as at short steps
-    let (r, gravity) = (0.1, Vec3::Y * -9.81);
+    let r = 0.1;
     for rows in [2, 3] {
         for mu in [0.0, 0.1] {
             for dt in [0.25, 0.5, 1.0, 2.0] {
                 let what = format!("{rows} rows, friction {mu}, dt {dt}");
                 let (mut world, balls) = triangle(r, Vec3::Y, rows, mu);
-                let mut stepper = Stepper::new(StepConfig {
-                    gravity,
-                    ..StepConfig::default()
-                });
-                let top = balls[balls.len() - 1];
-                let high = position(&world, top).y;
-                let (mut before, _) = energy(&world, gravity);
-                for step in 0..(4.0 / dt) as usize {
-                    stepper.step(&mut world, dt).unwrap();
-                    let (after, scale) = energy(&world, gravity);
-                    assert!(
-                        after <= before + 1e-9 * scale,
-                        "{what}, step {step}: energy rose from {before} to {after}"
-                    );
-                    before = after;
-                }
-                let low = position(&world, top).y;
-                assert!(low < high - r, "{what}: the top ball stayed at {low}");
+                let fell = collapse(&mut world, &balls, (dt, 4.0), 1e-9, &what);
+                assert!(fell > r, "{what}: the top ball came down by {fell} only");
             }
         }
     }

@@ -105,6 +105,20 @@ pub(super) struct Clusters {
     done: Vec<u64>,
 }
 
+impl Clusters {
+    /// Gather the places of the balls of the island `contacts[from..to]` into `members`,
+    /// sorted.
+    fn gather_members(&mut self, (from, to): (usize, usize)) {
+        self.members.clear();
+        for k in &self.contacts[from..to] {
+            self.members.push(k.a);
+            self.members.extend(k.b);
+        }
+        self.members.sort_unstable();
+        self.members.dedup();
+    }
+}
+
 /// A resting contact of a ball: with what, the other ball if it takes part, the normal, the
 /// closing speed, and the pair's coefficient of friction.
 type Near = (Other, Option<usize>, Vec3, Real, Real);
@@ -529,13 +543,7 @@ fn project_smooth_island(
     with_gravity: bool,
     settle: (usize, Real),
 ) -> Option<(usize, Real)> {
-    c.members.clear();
-    for k in &c.contacts[from..to] {
-        c.members.push(k.a);
-        c.members.extend(k.b);
-    }
-    c.members.sort_unstable();
-    c.members.dedup();
+    c.gather_members((from, to));
     let velocity = if with_gravity {
         &mut c.velocity
     } else {
@@ -601,13 +609,7 @@ fn project_rough_island(
     dt: Real,
     settle: (usize, Real),
 ) -> Option<(usize, Real)> {
-    c.members.clear();
-    for k in &c.contacts[from..to] {
-        c.members.push(k.a);
-        c.members.extend(k.b);
-    }
-    c.members.sort_unstable();
-    c.members.dedup();
+    c.gather_members((from, to));
     let (velocity, spin) = match fall {
         Some(_) => (&mut c.velocity, &mut c.spin),
         None => (&mut c.earned, &mut c.earned_spin),
