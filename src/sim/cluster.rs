@@ -24,6 +24,20 @@ pub(crate) struct Contact {
     pub closing: Real,
 }
 
+#[cfg(test)]
+impl Contact {
+    /// A contact of ball `a` with ball `b` (a static shape for `None`) along the unit `normal`,
+    /// touching: it may close by nothing.
+    pub(crate) fn touching(a: usize, b: Option<usize>, normal: Vec3) -> Self {
+        Self {
+            a,
+            b,
+            normal,
+            closing: 0.0,
+        }
+    }
+}
+
 /// How a projection ended, after how many sweeps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Solved {
@@ -253,7 +267,11 @@ fn solve_active(
 ) -> Option<Vec<Real>> {
     // The system G d = r: G_jk = how an impulse on k changes j's separating speed, zero
     // unless j and k share a ball
-    let mut g = Envelope::zeros(first_sharing(contacts, active));
+    let by_ball = by_ball(contacts, active);
+    let sharing = by_ball
+        .chunk_by(|u, v| u.0 == v.0)
+        .map(|on_one| on_one.iter().map(|&(_, x)| x));
+    let mut g = Envelope::coupling(active.len(), sharing);
     if g.factor_work() > MAX_POLISH_WORK {
         return None;
     }
@@ -287,9 +305,9 @@ fn solve_active(
     Some(d)
 }
 
-/// Return, per place in `active`, the first place whose contact shares a ball with its own
-/// (at most its own place): where its row of the system begins.
-fn first_sharing(contacts: &[Contact], active: &[usize]) -> Vec<usize> {
+/// Return the balls of the `active` contacts, each with the place in `active` of a contact
+/// on it, sorted by ball.
+fn by_ball(contacts: &[Contact], active: &[usize]) -> Vec<(usize, usize)> {
     let mut by_ball: Vec<(usize, usize)> = active
         .iter()
         .enumerate()
@@ -302,14 +320,7 @@ fn first_sharing(contacts: &[Contact], active: &[usize]) -> Vec<usize> {
         })
         .collect();
     by_ball.sort_unstable();
-    let mut first: Vec<usize> = (0..active.len()).collect();
-    for on_one in by_ball.chunk_by(|u, v| u.0 == v.0) {
-        let least = on_one[0].1;
-        for &(_, x) in on_one {
-            first[x] = first[x].min(least);
-        }
-    }
-    first
+    by_ball
 }
 
 /// Multiply-adds of [`polish`]'s factor at most (about that of a dense system of 256
@@ -367,18 +378,8 @@ mod tests {
         // pulling and guesses it parting. Its 0.2 must go with it (it was kept, so the wall
         // parted at 0.5 while pushing and the finish failed)
         let contacts = [
-            Contact {
-                a: 0,
-                b: None,
-                normal: Vec3::Y,
-                closing: 0.0,
-            },
-            Contact {
-                a: 0,
-                b: None,
-                normal: Vec3::X,
-                closing: 0.0,
-            },
+            Contact::touching(0, None, Vec3::Y),
+            Contact::touching(0, None, Vec3::X),
         ];
         let mut v = vec![Vec3::new(0.5, -0.1, 0.0)];
         let mut impulse = [0.9, 0.2];

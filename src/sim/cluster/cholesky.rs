@@ -28,7 +28,7 @@ impl Envelope {
     /// Return the zero matrix whose row `x` may hold columns `first[x]` to `x`.
     ///
     /// `first[x] <= x` for every row.
-    pub(super) fn zeros(first: Vec<usize>) -> Self {
+    fn zeros(first: Vec<usize>) -> Self {
         let m = first.len();
         let mut start = Vec::with_capacity(m + 1);
         let mut end = 0;
@@ -52,6 +52,25 @@ impl Envelope {
             reach,
             values: vec![0.0; end],
         }
+    }
+
+    /// Return the zero matrix of `m` rows whose envelope holds every pair of rows within each
+    /// of `cliques` (rows coupled to each other, by index below `m`): each row from the least
+    /// row of any clique it is in.
+    pub(super) fn coupling<C>(m: usize, cliques: impl IntoIterator<Item = C>) -> Self
+    where
+        C: IntoIterator<Item = usize> + Clone,
+    {
+        let mut first: Vec<usize> = (0..m).collect();
+        for clique in cliques {
+            let Some(least) = clique.clone().into_iter().min() else {
+                continue;
+            };
+            for x in clique {
+                first[x] = first[x].min(least);
+            }
+        }
+        Self::zeros(first)
     }
 
     /// Return the dense `m` by `m` matrix `g` (row-major, symmetric: its lower triangle is

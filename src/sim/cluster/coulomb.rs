@@ -461,18 +461,8 @@ mod tests {
         let mut velocity = [Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0)];
         let mut spin = [Vec3::ZERO; 2];
         let contacts = [
-            Contact {
-                a: 0,
-                b: None,
-                normal: Vec3::Y,
-                closing: 0.0,
-            },
-            Contact {
-                a: 1,
-                b: Some(0),
-                normal: tilt,
-                closing: 0.0,
-            },
+            Contact::touching(0, None, Vec3::Y),
+            Contact::touching(1, Some(0), tilt),
         ];
         let mut impulse = [Vec3::ZERO; 2];
         let mut balls = RoughBalls {

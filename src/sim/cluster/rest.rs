@@ -242,15 +242,9 @@ fn least_balancing_change(
             entry
         })
         .collect();
-    // Rows are coupled where a column moves both: the envelope of each row from the first
-    let mut first: Vec<usize> = (0..rows).collect();
-    for entry in &entries {
-        let least = entry.iter().map(|e| e.0).min().unwrap_or(0);
-        for &(a, _) in entry {
-            first[a] = first[a].min(least);
-        }
-    }
-    let mut g = Envelope::zeros(first);
+    // Rows are coupled where a column moves both
+    let cliques = entries.iter().map(|entry| entry.iter().map(|e| e.0));
+    let mut g = Envelope::coupling(rows, cliques);
     for entry in &entries {
         for &(a, x) in entry {
             for &(b, y) in entry {
@@ -340,12 +334,7 @@ mod tests {
     }
 
     fn on(a: usize, b: Option<usize>, normal: Vec3) -> Contact {
-        Contact {
-            a,
-            b,
-            normal: normal.normalize(),
-            closing: 0.0,
-        }
+        Contact::touching(a, b, normal.normalize())
     }
 
     #[test]
