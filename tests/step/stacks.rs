@@ -63,14 +63,24 @@ fn stands(world: &mut World, balls: &[Entity], up: Vec3, dt: Real, what: &str) -
     let r = world.get::<&toibox::sim::Radius>(balls[0]).unwrap().0;
     let mut moved = false;
     let steps = (5.0 / dt).round() as usize;
+    let fastest = |world: &World| {
+        balls
+            .iter()
+            .map(|&b| velocity(world, b).length())
+            .fold(0.0, Real::max)
+    };
     for step in 0..steps {
         let (before, scale) = energy(world, gravity);
+        let was = fastest(world);
         let stats = stepper.step(world, dt).unwrap().stats;
         let (after, _) = energy(world, gravity);
-        // Solved together from the first step, to the stated tolerance: 1e-12 of the rest
-        // speed (2 |g| dt by default)
+        // Solved together from the first step, to the stated tolerances: 1e-12 of the rest
+        // speed (2 |g| dt by default) for resting clusters, and for crowds (a pile falling
+        // apart meets them) 2e-9 of their fastest speed, none while it stands
         assert!(step > 0 || stats.contact_solves > 0, "{what}: not solved");
-        let tolerance = 1e-12 * 2.0 * 9.81 * dt;
+        let speed = was.max(fastest(world)) + 9.81 * dt;
+        let moving = if was > 0.0 { 2e-9 * speed } else { 0.0 };
+        let tolerance = (1e-12 * 2.0 * 9.81 * dt).max(moving);
         assert!(
             stats.contact_residual <= tolerance,
             "{what}, step {step}: residual {:e}",
@@ -267,25 +277,33 @@ fn triangle(r: Real, up: Vec3, rows: usize, mu: Real) -> (World, Vec<Entity>) {
     (world, balls)
 }
 
-/// The least friction at which a pyramid in a plane of 3, 4 and 6 rows (6, 10 and 21 balls)
-/// can stand: the least `μ` for which contact forces within every cone balance the weights
-/// and turn no ball, a linear programme on the forces solved outside this project (it gives
-/// `2 - √3` for two rows, the three-ball stack). Each outer bottom ball is the stack's bottom
-/// ball, but the balls above it share their load unevenly, and the bottom row needs more.
-const TRIANGLE_LIMITS: [(usize, Real); 3] = [(3, 0.43399), (4, 0.47296), (6, 0.51271)];
+/// The least friction at which a pyramid in a plane of 3, 4, 6, 7 and 8 rows (6, 10, 21, 28
+/// and 36 balls) can stand: the least `μ` for which contact forces within every cone balance
+/// the weights and turn no ball, a linear programme on the forces solved outside this project
+/// (it gives `2 - √3` for two rows, the three-ball stack). Each outer bottom ball is the
+/// stack's bottom ball, but the balls above it share their load unevenly, and the bottom row
+/// needs more.
+const TRIANGLE_LIMITS: [(usize, Real); 5] = [
+    (3, 0.43399),
+    (4, 0.47296),
+    (6, 0.51271),
+    (7, 0.52310),
+    (8, 0.53064),
+];
 
 #[test]
 fn pyramids_in_a_plane_stand_exactly_when_friction_can_hold_them() {
     // Within 0.02 of each limit on both sides (the six-ball pyramid used to fall at friction
-    // 0.5 from rounding each step doubled, and the 21-ball one to fall at 1 and stand at
-    // 0.5), for radii 0.02 to 1, floors facing three ways and steps of 1/120 to 1/30
+    // 0.5 from rounding each step doubled, the 21-ball one to fall at 1 and stand at 0.5, and
+    // the 36-ball one, over the 32 balls a rough island then had at most, to stand at 0.2),
+    // for radii 0.02 to 1, floors facing three ways and steps of 1/120 to 1/30
     let cases = [
         (0.1, Vec3::Y, 1.0 / 60.0),
         (0.02, Vec3::X, 1.0 / 120.0),
         (1.0, Vec3::new(0.0, 0.6, -0.8), 1.0 / 30.0),
     ];
     for (rows, limit) in TRIANGLE_LIMITS {
-        let cases = if rows == 6 { &cases[..1] } else { &cases[..] };
+        let cases = if rows >= 6 { &cases[..1] } else { &cases[..] };
         for &(r, up, dt) in cases {
             for (mu, holds) in [(limit - 0.02, false), (limit + 0.02, true), (1.0, true)] {
                 let what = format!("{rows} rows, r {r}, up {up}, dt {dt}, friction {mu}");

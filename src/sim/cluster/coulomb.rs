@@ -215,10 +215,10 @@ const POLISH_FROM: usize = 16;
 
 /// Unknowns of [`polish_rough`]'s linear system at most (three per sticking contact, one per
 /// sliding one).
-const MAX_POLISH: usize = 96;
+const MAX_POLISH: usize = 384;
 
 /// What a contact does in a guess of [`polish_rough`].
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 enum Guess {
     /// No impulse: it parts.
     Parts,
@@ -234,7 +234,9 @@ enum Guess {
 /// neither close nor slip, sliding ones do not close and push on the cone's edge: a linear
 /// system, solved by elimination, dependent contacts taking none); keep it only where every
 /// contact's local solve then leaves it within `tolerance` ([`rough_residual`]: Signorini and
-/// Coulomb at once). True when kept; otherwise nothing changed.
+/// Coulomb at once). A guess that fails is mended from its own answer (each contact guessed as
+/// its local solve there finds it: an active-set Newton iteration), up to [`GUESSES`] times.
+/// True when kept; otherwise nothing changed.
 fn polish_rough(
     balls: &mut RoughBalls<'_>,
     contacts: &[Contact],
@@ -244,22 +246,58 @@ fn polish_rough(
 ) -> bool {
     // Gauss-Seidel's guess, then every pushing contact with friction sticking
     [false, true].into_iter().any(|stick| {
-        let guess: Vec<Guess> = (0..contacts.len())
-            .map(|k| {
-                let (n, mu, p) = (contacts[k].normal, friction[k], impulse[k]);
-                let pn = p.dot(n);
-                let pt = p - n * pn;
-                if pn <= 0.0 {
-                    Guess::Parts
-                } else if mu > 0.0 && (stick || pt.length() < mu * pn * (1.0 - 1e-9)) {
-                    Guess::Sticks
-                } else {
-                    Guess::Slides(pt.normalize_or_zero())
-                }
-            })
-            .collect();
-        solve_guess(balls, contacts, friction, impulse, (&guess, tolerance))
+        let mut guess = guess_from(contacts, friction, impulse, stick);
+        for _ in 0..GUESSES {
+            let next = match solve_guess(balls, contacts, friction, impulse, (&guess, tolerance)) {
+                Mended::Kept => return true,
+                Mended::Unsolved => return false,
+                Mended::Next(next) => guess_from(contacts, friction, &next, false),
+            };
+            if next == guess {
+                return false;
+            }
+            guess = next;
+        }
+        false
     })
+}
+
+/// Guesses of [`polish_rough`] at most from each start.
+const GUESSES: usize = 8;
+
+/// Return what each contact does with `impulse` (every pushing contact with friction sticking
+/// where `stick`).
+fn guess_from(
+    contacts: &[Contact],
+    friction: &[Real],
+    impulse: &[Vec3],
+    stick: bool,
+) -> Vec<Guess> {
+    (0..contacts.len())
+        .map(|k| {
+            let (n, mu, p) = (contacts[k].normal, friction[k], impulse[k]);
+            let pn = p.dot(n);
+            let pt = p - n * pn;
+            if pn <= 0.0 {
+                Guess::Parts
+            } else if mu > 0.0 && (stick || pt.length() < mu * pn * (1.0 - 1e-9)) {
+                Guess::Sticks
+            } else {
+                Guess::Slides(pt.normalize_or_zero())
+            }
+        })
+        .collect()
+}
+
+/// How a guess of [`polish_rough`] ended.
+enum Mended {
+    /// Its answer meets the tolerance, and is taken.
+    Kept,
+    /// No system to solve (nothing pushes), or one too large.
+    Unsolved,
+    /// Its answer does not meet the tolerance: each contact's local solve there, from which the
+    /// next guess comes.
+    Next(Vec<Vec3>),
 }
 
 /// Solve the rough projection exactly for `guess` (what each contact does, by index): see
@@ -270,7 +308,7 @@ fn solve_guess(
     friction: &[Real],
     impulse: &mut [Vec3],
     (guess, tolerance): (&[Guess], Real),
-) -> bool {
+) -> Mended {
     // The unknowns: one impulse direction each, read back along another
     let mut columns: Vec<Column> = Vec::new();
     for (k, c) in contacts.iter().enumerate() {
@@ -283,7 +321,7 @@ fn solve_guess(
     }
     let m = columns.len();
     if m == 0 || m > MAX_POLISH {
-        return false;
+        return Mended::Unsolved;
     }
     let members = members(contacts);
     let saved = balls.motions(&members);
@@ -312,10 +350,15 @@ fn solve_guess(
     }
     if rough_residual(balls, contacts, friction, &fresh) <= tolerance {
         impulse.copy_from_slice(&fresh);
-        return true;
+        return Mended::Kept;
     }
+    let next = contacts
+        .iter()
+        .zip(friction.iter().zip(&fresh))
+        .map(|(c, (&mu, &p))| local_solve(balls, c, mu, p).0)
+        .collect();
     balls.set_motions(&members, &saved);
-    false
+    Mended::Next(next)
 }
 
 /// The unknowns: per column, its contact, the direction of its impulse, and the direction its

@@ -29,9 +29,12 @@ const NEAR: Real = 1e-2;
 /// goes in halves.
 const OUTRUN: Real = 1.0;
 
-/// Balls of an island at most for it to be projected: larger ones are left to the resting
-/// contacts of the event loop, as before.
+/// Balls of an island at most for it to be projected, frictionless and rough: larger ones are
+/// left to the resting contacts of the event loop, as before. A rough island's solve is bounded
+/// by [`ROUGH_SOLVES`] and [`REST_SOLVES`] whatever its size; its sweeps settle on pyramids of
+/// 55 balls, but seldom on random piles of over 64, which then only pay for them.
 const MAX_ISLAND: u32 = 32;
+const MAX_ROUGH_ISLAND: u32 = 64;
 
 /// Sweeps of a projection at most: what it leaves closing is met as resting contacts in the
 /// event loop.
@@ -47,6 +50,12 @@ const UNBALANCED: Real = 1e-9;
 /// of sweeps near Coulomb's limit), and sweeps at least.
 const ROUGH_SOLVES: usize = 1 << 16;
 const ROUGH_SWEEPS: usize = 256;
+
+/// Local solves at most of the search for impulses that hold a rough island at rest (see
+/// [`hold_at_rest`]), over all its sweeps: it stops as soon as they are found, and near
+/// Coulomb's limit they are found only after a thousand sweeps or more (a pyramid in a plane of
+/// 10 rows, 145 contacts, at 0.02 above its limit: 2,048).
+const REST_SOLVES: usize = 1 << 19;
 
 /// How many times as many sweeps a rough island at rest at the step's start takes where its
 /// contacts cannot hold it (see [`hold_at_rest`]): a pyramid just past Coulomb's limit starts to
@@ -142,9 +151,9 @@ enum Solve {
 impl Stepper {
     /// Project the resting clusters of the step's start, under gravity: every ball awake without
     /// rolling resistance that is near another such ball, a sleeper or a static shape, and does
-    /// not close on it faster than the rest speed even after a step of gravity. Islands of at
-    /// most [`MAX_ISLAND`] balls; those with friction or spin with Coulomb's cone and the spins
-    /// (see [`project_rough_cluster`]), but not a rough ball alone on shapes, nor a smooth one
+    /// not close on it faster than the rest speed even after a step of gravity. Frictionless
+    /// islands of at most [`MAX_ISLAND`] balls; those with friction or spin, of at most
+    /// [`MAX_ROUGH_ISLAND`], with Coulomb's cone and the spins (see [`project_rough_cluster`]), but not a rough ball alone on shapes, nor a smooth one
     /// alone on one slope (both move there in closed form).
     ///
     /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
@@ -392,7 +401,8 @@ impl Stepper {
                 && gravity.dot(n) < 0.0
                 && slopes(gravity, n);
             let alone = c.size[root as usize] == 1 && (rough || on_one_slope);
-            if c.size[root as usize] <= MAX_ISLAND && !alone {
+            let most = if rough { MAX_ROUGH_ISLAND } else { MAX_ISLAND };
+            if c.size[root as usize] <= most && !alone {
                 let solve = if rough { Solve::Rough } else { Solve::Smooth };
                 c.islands.push((from, to, solve));
             }
@@ -579,7 +589,10 @@ fn solve_rough(
     settle: (usize, Real),
 ) -> Solved {
     if let Some(sweeps) = at_rest
-        .then(|| hold_at_rest(balls, contacts, friction, impulse, settle))
+        .then(|| {
+            let sweeps = (REST_SOLVES / contacts.len()).max(settle.0);
+            hold_at_rest(balls, contacts, friction, impulse, (sweeps, settle.1))
+        })
         .flatten()
     {
         return Solved {
