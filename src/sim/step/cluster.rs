@@ -29,11 +29,14 @@ const NEAR: Real = 1e-2;
 /// goes in halves.
 const OUTRUN: Real = 1.0;
 
-/// Balls of an island at most for it to be projected, frictionless and rough: larger ones are
-/// left to the resting contacts of the event loop, as before. A rough island's solve is bounded
-/// by [`ROUGH_SOLVES`] and [`REST_SOLVES`] whatever its size; its sweeps settle on pyramids of
-/// 55 balls, but seldom on random piles of over 64, which then only pay for them.
+/// Balls of a frictionless island at most for it to be projected: larger ones are left to the
+/// resting contacts of the event loop, as before.
 const MAX_ISLAND: u32 = 32;
+
+/// Balls of a rough island at most for it to be projected. Its solve is bounded by
+/// [`ROUGH_SOLVES`] and [`REST_SOLVES`] whatever its size, and its sweeps settle on pyramids
+/// of 55 balls, but seldom on random piles of over 64, which would only pay for them (a rough
+/// pile of 300 balls took three times as long with no limit).
 const MAX_ROUGH_ISLAND: u32 = 64;
 
 /// Sweeps of a projection at most: what it leaves closing is met as resting contacts in the
@@ -153,8 +156,9 @@ impl Stepper {
     /// rolling resistance that is near another such ball, a sleeper or a static shape, and does
     /// not close on it faster than the rest speed even after a step of gravity. Frictionless
     /// islands of at most [`MAX_ISLAND`] balls; those with friction or spin, of at most
-    /// [`MAX_ROUGH_ISLAND`], with Coulomb's cone and the spins (see [`project_rough_cluster`]), but not a rough ball alone on shapes, nor a smooth one
-    /// alone on one slope (both move there in closed form).
+    /// [`MAX_ROUGH_ISLAND`], with Coulomb's cone and the spins (see [`project_rough_cluster`]),
+    /// but not a rough ball alone on shapes, nor a smooth one alone on one slope (both move
+    /// there in closed form).
     ///
     /// Each such ball's velocity is projected on the contacts (what it has earned), then, with
     /// the step's gravity added, again. A ball that a contact then pushes takes that velocity at
