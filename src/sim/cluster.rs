@@ -8,9 +8,11 @@ use cholesky::{Cholesky, Envelope};
 
 mod cholesky;
 mod coulomb;
+mod interior;
 mod rest;
 
 pub(crate) use coulomb::{RoughBalls, project_rough_cluster, rough_residual};
+pub(crate) use interior::{parting_by_sliding, relaxed_residual, solve_relaxed};
 pub(crate) use rest::hold_at_rest;
 
 /// A contact of a cluster: ball `a` against ball `b` (or a static shape for `None`), `normal`
@@ -54,6 +56,9 @@ pub(crate) enum Settled {
     Met,
     /// The sweeps ran out first; energy has still not risen.
     OutOfSweeps,
+    /// Coulomb's law was not met, but its convex relaxation was, to the tolerance (see
+    /// `interior::solve_relaxed`).
+    Relaxed,
 }
 
 /// Project `velocity` (one per ball, inverse masses `inverse_mass`, all positive) on the

@@ -67,7 +67,7 @@ pub struct StepStats {
     /// Largest residual of the [`contact_solves`](Self::contact_solves), in length per time: the
     /// speed a contact still closes at, a pushing contact parts at, or (with friction) a contact
     /// slips at within Coulomb's cone, which its own impulse would still take away (the natural
-    /// map's residual). A resting cluster's solve is kept only within `1e-12` of the step's
+    /// map's residual; for a [relaxed](Self::contact_solves_relaxed) solve, its relaxation's). A resting cluster's solve is kept only within `1e-12` of the step's
     /// rest speed, a crowd's within `2e-9` of its fastest ball's speed; one that does not meet
     /// its tolerance is not kept (see [`contact_solves_left`](Self::contact_solves_left)). 0
     /// when nothing was solved.
@@ -76,6 +76,12 @@ pub struct StepStats {
     /// solve did not meet its tolerance within its budget of sweeps, or (with friction) would
     /// have raised their energy.
     pub contact_solves_left: u64,
+    /// Of the [`contact_solves`](Self::contact_solves), resting clusters with friction whose
+    /// Coulomb problem did not settle, kept with the convex relaxation of Coulomb's law
+    /// instead: impulses within the cones, sticking contacts still, and a sliding contact
+    /// parting at `μ` times its slip, at most a step of gravity's speed (Anitescu 2006). Its
+    /// residual is that law's, to the same tolerance.
+    pub contact_solves_relaxed: u64,
     /// Largest overlap between a ball and anything at the end of the step, in length units.
     ///
     /// Measured over the pairs whose queries in the step found them touching or meeting (with a
@@ -118,6 +124,7 @@ impl StepStats {
         self.contact_sweeps += later.contact_sweeps;
         self.contact_residual = self.contact_residual.max(later.contact_residual);
         self.contact_solves_left += later.contact_solves_left;
+        self.contact_solves_relaxed += later.contact_solves_relaxed;
         self.momentum_stopped = (self.momentum_stopped() + later.momentum_stopped()).to_array();
         self.max_penetration = self.max_penetration.max(later.max_penetration);
         self.escaped = self.escaped.max(later.escaped);

@@ -72,9 +72,10 @@ pub(crate) fn print_summary(r: &RunReport) {
     );
     if totals.contact_solves + totals.contact_solves_left > 0 {
         println!(
-            "  contacts solved together {} ({} sweeps), largest residual speed {:.2e}; {} left to pair-by-pair contacts",
+            "  contacts solved together {} ({} sweeps; {} by Coulomb's convex relaxation), largest residual speed {:.2e}; {} left to pair-by-pair contacts",
             count(totals.contact_solves, "time"),
             totals.contact_sweeps,
+            totals.contact_solves_relaxed,
             totals.contact_residual,
             count(totals.contact_solves_left, "island")
         );

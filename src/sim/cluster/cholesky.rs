@@ -1,6 +1,7 @@
 //! The sparse symmetric systems of a cluster and their Cholesky factor: the exact solve on the
-//! pushing contacts (`solve_active`) and rest first's regularised balance
-//! (`rest::least_squares`).
+//! pushing contacts (`solve_active`), rest first's regularised balance
+//! (`rest::least_squares`), and the interior-point method's and its Newton finish's systems
+//! (`interior`).
 //!
 //! A contact's row couples only the contacts that share a ball with it, so the systems are
 //! sparse. They are kept in envelope (profile) form: each row from its first entry to the

@@ -50,7 +50,7 @@ impl RoughBalls<'_> {
     }
 
     /// Return the velocity and spin of each of `members`.
-    pub(super) fn motions(&self, members: &[usize]) -> Vec<(Vec3, Vec3)> {
+    pub(crate) fn motions(&self, members: &[usize]) -> Vec<(Vec3, Vec3)> {
         members
             .iter()
             .map(|&q| (self.velocity[q], self.spin[q]))
@@ -58,7 +58,7 @@ impl RoughBalls<'_> {
     }
 
     /// Give each of `members` its velocity and spin from `motions` (see [`Self::motions`]).
-    pub(super) fn set_motions(&mut self, members: &[usize], motions: &[(Vec3, Vec3)]) {
+    pub(crate) fn set_motions(&mut self, members: &[usize], motions: &[(Vec3, Vec3)]) {
         for (&q, &(v, w)) in members.iter().zip(motions) {
             (self.velocity[q], self.spin[q]) = (v, w);
         }

@@ -90,7 +90,12 @@ fn surface_speed(balls: &RoughBalls<'_>, q: usize) -> Real {
 /// others held: the impulse within its cone nearest, in the contact's own metric, to the one
 /// that stops it (closing no faster than it may, not slipping). Returns it, and the largest
 /// change of the contact's relative velocity it makes.
-fn nearest_in_cone(balls: &RoughBalls<'_>, c: &Contact, mu: Real, old: Vec3) -> (Vec3, Real) {
+pub(super) fn nearest_in_cone(
+    balls: &RoughBalls<'_>,
+    c: &Contact,
+    mu: Real,
+    old: Vec3,
+) -> (Vec3, Real) {
     let n = c.normal;
     let kn = balls.inverse_mass[c.a] + c.b.map_or(0.0, |b| balls.inverse_mass[b]);
     let kt = 3.5 * kn;
@@ -277,7 +282,7 @@ const TIKHONOV: Real = 1e-8;
 /// Solve `g y = b` for a symmetric positive semidefinite matrix `g`, singular or not, by
 /// iterated Tikhonov regularisation: `y += (g + λ I)⁻¹ (b - g y)`, which tends to the
 /// least-norm solution where `b` is in `g`'s range.
-fn least_squares(g: &Envelope, b: &[Real]) -> Vec<Real> {
+pub(super) fn least_squares(g: &Envelope, b: &[Real]) -> Vec<Real> {
     let m = g.len();
     let largest = (0..m).fold(0.0, |s: Real, x| s.max(g.at(x, x)));
     let mut l = g.clone();
