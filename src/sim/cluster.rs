@@ -38,6 +38,24 @@ impl Contact {
             closing: 0.0,
         }
     }
+
+    /// The contacts of the classic three-ball stack of radius `r` on a floor facing +y: balls
+    /// 0 and 1 touching on it, ball 2 on them (normals from `b` to `a`).
+    pub(crate) fn three_ball_stack(r: Real) -> [Self; 5] {
+        let rise = 2.0 * r * 60f64.to_radians().sin();
+        let (left, right, top) = (
+            Vec3::new(-r, r, 0.0),
+            Vec3::new(r, r, 0.0),
+            Vec3::new(0.0, r + rise, 0.0),
+        );
+        [
+            Self::touching(0, None, Vec3::Y),
+            Self::touching(1, None, Vec3::Y),
+            Self::touching(0, Some(1), (left - right).normalize()),
+            Self::touching(2, Some(0), (top - left).normalize()),
+            Self::touching(2, Some(1), (top - right).normalize()),
+        ]
+    }
 }
 
 /// How a projection ended, after how many sweeps.

@@ -168,10 +168,21 @@ pub(crate) fn rough_residual(
     friction: &[Real],
     impulse: &[Vec3],
 ) -> Real {
+    residual_of(local_solve, balls, (contacts, friction), impulse)
+}
+
+/// Return the largest change of a contact's relative velocity that `solve` would still make
+/// at `impulse`: the residual of the law it solves.
+pub(super) fn residual_of(
+    solve: LocalSolve,
+    balls: &RoughBalls<'_>,
+    (contacts, friction): (&[Contact], &[Real]),
+    impulse: &[Vec3],
+) -> Real {
     contacts
         .iter()
         .zip(friction.iter().zip(impulse))
-        .map(|(c, (&mu, &p))| local_solve(balls, c, mu, p).1)
+        .map(|(c, (&mu, &p))| solve(balls, c, mu, p).1)
         .fold(0.0, Real::max)
 }
 

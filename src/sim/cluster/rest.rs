@@ -374,21 +374,8 @@ mod tests {
 
     #[test]
     fn a_three_ball_stack_is_held_from_two_minus_root_three_on() {
-        // Bottom balls 0 and 1 touching on a floor, ball 2 on them (normals from b to a)
         let r = 0.1;
-        let rise = 2.0 * r * 60f64.to_radians().sin();
-        let (left, right, top) = (
-            Vec3::new(-r, r, 0.0),
-            Vec3::new(r, r, 0.0),
-            Vec3::new(0.0, r + rise, 0.0),
-        );
-        let contacts = [
-            on(0, None, Vec3::Y),
-            on(1, None, Vec3::Y),
-            on(0, Some(1), left - right),
-            on(2, Some(0), top - left),
-            on(2, Some(1), top - right),
-        ];
+        let contacts = Contact::three_ball_stack(r);
         let limit = 2.0 - 3.0_f64.sqrt();
         for mu in [0.0, 0.1, limit - 1e-3] {
             assert_eq!(hold(3, r, &contacts, mu).0, None, "friction {mu}");
