@@ -660,8 +660,11 @@ fn solve_rough(
     }
     balls.set_motions(start.members, start.motions);
     impulse.fill(Vec3::ZERO);
+    // Without gravity nothing presses: at rest it is held, and so left
     let tolerance = settle.1;
-    if !at_rest && held_from_rest(balls, (contacts, friction), &start, tolerance) != Some(false) {
+    if start.fall == Vec3::ZERO
+        || !at_rest && held_from_rest(balls, (contacts, friction), &start, tolerance) != Some(false)
+    {
         return solved;
     }
     let Some(iterations) = solve_relaxed(balls, contacts, friction, impulse, tolerance) else {
