@@ -72,6 +72,10 @@ pub struct StepStats {
     /// its tolerance is not kept (see [`contact_solves_left`](Self::contact_solves_left)). 0
     /// when nothing was solved.
     pub contact_residual: Real,
+    /// Largest residual of the [`contact_solves`](Self::contact_solves) as a share of the
+    /// tolerance its solve is held to (see [`contact_residual`](Self::contact_residual)): at
+    /// most 1, whichever kinds of solve the step met. 0 when nothing was solved.
+    pub contact_residual_share: Real,
     /// Resting clusters and crowds left to the event loop's contacts (met pair by pair): their
     /// solve did not meet its tolerance within its budget of sweeps, or (with friction) would
     /// have raised their energy.
@@ -123,6 +127,9 @@ impl StepStats {
         self.contact_solves += later.contact_solves;
         self.contact_sweeps += later.contact_sweeps;
         self.contact_residual = self.contact_residual.max(later.contact_residual);
+        self.contact_residual_share = self
+            .contact_residual_share
+            .max(later.contact_residual_share);
         self.contact_solves_left += later.contact_solves_left;
         self.contact_solves_relaxed += later.contact_solves_relaxed;
         self.momentum_stopped = (self.momentum_stopped() + later.momentum_stopped()).to_array();
@@ -133,11 +140,15 @@ impl StepStats {
         self.momentum = later.momentum;
     }
 
-    /// Count one solve of contacts together: `sweeps` sweeps, leaving `residual`.
-    pub(crate) fn count_solve(&mut self, sweeps: usize, residual: Real) {
+    /// Count one solve of contacts together: `sweeps` sweeps, leaving `residual` where it is
+    /// held to `tolerance`.
+    pub(crate) fn count_solve(&mut self, sweeps: usize, residual: Real, tolerance: Real) {
         self.contact_solves += 1;
         self.contact_sweeps += sweeps as u64;
         self.contact_residual = self.contact_residual.max(residual);
+        if residual > 0.0 {
+            self.contact_residual_share = self.contact_residual_share.max(residual / tolerance);
+        }
     }
 
     /// Count one collision of `kind`.

@@ -63,7 +63,7 @@
 //! cost next to nothing until something hits them (see [`sleep`](super::sleep)). A ball with
 //! more than [`ELASTIC_AFTER`] collisions in one step is in an inelastic collapse and takes its
 //! limit, so that it cannot collide without end. An impact of restitution 0 of a ball that
-//! touches others (balls or statics), each owing nothing, is one impact of all that touch,
+//! touches others (balls or statics) is one impact of all that touch, on what each has earned,
 //! with Coulomb's friction where they have it (see `step/crowd.rs`): a crowd at restitution 0
 //! ends moving as one.
 //!
@@ -113,11 +113,11 @@ use crate::toi::ToiStrategy;
 /// perfectly inelastic, as one impact of the crowd touching it, elastic contacts included
 /// (`step/crowd.rs`: the relative speeds of a collapse go to zero; McNamara and Young 1994).
 /// Where no crowd takes it (friction that does not settle, a crowd too large) its impacts are
-/// perfectly inelastic pair by pair. Where the pair does not touch at its impact (a sampled
-/// search meets balls apart or overlapping, so no two impacts are at one instant), or a ball
-/// owes gravity paid in advance (a kick: no crowd can take it), the TC model bounds it:
-/// elastic impacts (Luding and McNamara, "How to handle the inelastic collapse of a dissipative
-/// hard-sphere gas with the TC model", Granular Matter, 1998). Energy never rises either way.
+/// perfectly inelastic pair by pair. Only where a sampled search meets the pair apart or
+/// overlapping (so no two impacts are at one instant) does the TC model bound it: elastic
+/// impacts (Luding and McNamara, "How to handle the inelastic collapse of a dissipative
+/// hard-sphere gas with the TC model", Granular Matter, 1998); with a strategy whose misses
+/// are certain (the exact sweep) it never applies. Energy never rises either way.
 /// Resting contacts (approaches slower than the rest speed) are inelastic whatever the count:
 /// they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;

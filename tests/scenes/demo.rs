@@ -627,16 +627,16 @@ fn galton_boards_from_other_seeds_drain_too() {
         text.contains("seed: 1,"),
         "the board's generator seed moved"
     );
-    // Every resting cluster kept meets its tolerance, 1e-12 of the rest speed (a frictionless
-    // one that ran out of sweeps used to be applied as it stood: residuals up to 2.8e-2), and
-    // the board has no crowd whose looser tolerance shows
+    // Every solve kept meets its own tolerance: a resting cluster 1e-12 of the rest speed (a
+    // frictionless one that ran out of sweeps used to be applied as it stood: residuals up to
+    // 2.8e-2), a crowd 2e-9 of its fastest speed (the board meets crowds where a collapse
+    // touches a ball kicked on the pile)
     let (_, bin_top) = dividers(&load("galton_board"));
     let mut stranded = Vec::new();
     let mut left = 0;
     for seed in 9..=15 {
         let scene = Scene::parse(&text.replace("seed: 1,", &format!("seed: {seed},")), path)
             .unwrap_or_else(|e| panic!("{e}"));
-        let tolerance = 1e-12 * 2.0 * scene.gravity.length() * scene.dt;
         let mut world = scene.build();
         for k in 1..=scene.steps {
             let stats = step(&scene, &mut world);
@@ -646,9 +646,10 @@ fn galton_boards_from_other_seeds_drain_too() {
             );
             assert_eq!(stats.events_cap_hits, 0, "seed {seed}, step {k}");
             assert!(
-                stats.contact_residual <= tolerance,
-                "seed {seed}, step {k}: residual {:e}",
-                stats.contact_residual
+                stats.contact_residual_share <= 1.0,
+                "seed {seed}, step {k}: residual {:e}, {} of its tolerance",
+                stats.contact_residual,
+                stats.contact_residual_share
             );
             left += stats.contact_solves_left;
         }

@@ -852,10 +852,13 @@ fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
 // speed, as elastic ones did. The board again when the exact finish of a resting cluster's
 // projection came to take back the impulse of a contact it guessed parting (it had kept it),
 // and again when a frictionless cluster that runs out of sweeps came to be left to the event
-// loop instead of applied as it stood.
+// loop instead of applied as it stood. The board again when an inelastic impact touching a
+// ball that owes gravity paid in advance (a kick) came to be one impact of the crowd, on what
+// each ball has earned (a collapse among such balls had been elastic, the TC rule): 51,473
+// collisions in 300 steps instead of 53,783, and 138 islands left instead of 206.
 const PINNED_DEMOS: [(&str, usize, u64); 4] = [
     ("nehe_room", 500, 0x5b6d_1e32_93d6_f68f),
-    ("galton_board", 300, 0xd8d5_9d7c_6abf_509c),
+    ("galton_board", 300, 0xc142_8053_844e_b1e9),
     ("billiards_break", 200, 0x432f_6d33_557b_2072),
     ("newtons_cradle", 200, 0xb8cd_724f_1a5d_2dfc),
 ];

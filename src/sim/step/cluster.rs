@@ -456,7 +456,9 @@ impl Stepper {
                 match solve {
                     Solve::Smooth => {
                         match project_smooth_island(c, (from, to), with_gravity, settle) {
-                            Some((sweeps, left)) => self.report.stats.count_solve(sweeps, left),
+                            Some((sweeps, left)) => {
+                                self.report.stats.count_solve(sweeps, left, 2.0 * rough)
+                            }
                             None => {
                                 c.islands[x].2 = Solve::Left;
                                 self.report.stats.contact_solves_left += 1;
@@ -471,7 +473,7 @@ impl Stepper {
                         match project_rough_island(c, island, fall, (dt, slack), (sweeps, rough)) {
                             Some((solved, left)) => {
                                 let stats = &mut self.report.stats;
-                                stats.count_solve(solved.sweeps, left);
+                                stats.count_solve(solved.sweeps, left, 2.0 * rough);
                                 if solved.settled == Settled::Relaxed {
                                     stats.contact_solves_relaxed += 1;
                                 }

@@ -12,10 +12,12 @@
 //! common velocity). Newton's cradle is elastic, so it never comes here: its impacts run pair
 //! by pair and it keeps one ball in, one ball out.
 //!
-//! Under gravity a ball of a crowd must owe nothing: every velocity it has is earned (in flight
-//! on its parabola, going straight after a kick its supports took whole, or moving on a
-//! surface in closed form, which it then leaves); an impact at one instant is exact whatever
-//! the paths before and after. Contacts with friction are solved with Coulomb's cone
+//! Under gravity the impact acts on what each ball has earned: a ball going straight after a
+//! kick, or pushed by one, has paid `owed (t1 - now)` of its velocity in advance (see
+//! `Motion`), and that part is left out. A ball whose earned velocity the impact changes gives
+//! back what it paid in advance and falls from there on its parabola (a ball on a surface in
+//! closed form leaves it); the others go on as they were. An impact at one instant is exact
+//! whatever the paths before and after. Contacts with friction are solved with Coulomb's cone
 //! and the spins (see `cluster::project_rough_cluster`), started from the frictionless answer.
 //!
 //! The same one impact ends an inelastic collapse: a ball past
@@ -59,8 +61,6 @@ pub(super) enum CrowdImpact {
     Resolved,
     /// The pair does not touch: its impact is not simultaneous with any other.
     Apart,
-    /// A ball of it owes velocity or spin paid in advance: not all it has is earned.
-    Prepaid,
     /// Not a crowd, or its solve did not settle: nothing changed.
     Declined,
 }
@@ -117,9 +117,8 @@ impl Crowd {
 impl Stepper {
     /// Resolve the impact of ball `i` and `other` at `now` as one perfectly inelastic impact of
     /// the crowd touching them; where it is not such a crowd nothing changes: the pair does not
-    /// touch, or a ball owes velocity or spin paid in advance or is asleep, a contact has a
-    /// restitution above 0 (where not `collapsing`), the pair is all, the crowd is too large, or
-    /// its solve does not settle.
+    /// touch, or a ball is asleep, a contact has a restitution above 0 (where not
+    /// `collapsing`), the pair is all, the crowd is too large, or its solve does not settle.
     pub(super) fn resolve_crowd<S: ToiStrategy + ?Sized>(
         &mut self,
         step: &Step<'_, S>,
@@ -129,7 +128,8 @@ impl Stepper {
     ) -> CrowdImpact {
         let mut c = std::mem::take(&mut self.scratch.crowd);
         let found = self.find_crowd(&mut c, (i, other), now, collapsing);
-        let impact = if found == CrowdImpact::Resolved && !self.project_crowd(&mut c, now) {
+        let impact = if found == CrowdImpact::Resolved && !self.project_crowd(&mut c, now, step.t1)
+        {
             CrowdImpact::Declined
         } else {
             found
@@ -143,10 +143,9 @@ impl Stepper {
 
     /// Gather the balls touching `i` and `other` at `now`, and those touching them, with the
     /// contacts among them and with statics: [`CrowdImpact::Resolved`] where they are a crowd
-    /// to solve, [`CrowdImpact::Apart`] where the pair does not touch,
-    /// [`CrowdImpact::Prepaid`] where a ball owes velocity paid in advance, else declined: a
-    /// ball is asleep, a contact has a restitution (where not `collapsing`), the pair is all,
-    /// or the crowd grows past [`MAX_CROWD`].
+    /// to solve, [`CrowdImpact::Apart`] where the pair does not touch, else declined: a ball is
+    /// asleep, a contact has a restitution (where not `collapsing`), the pair is all, or the
+    /// crowd grows past [`MAX_CROWD`].
     fn find_crowd(
         &mut self,
         c: &mut Crowd,
@@ -174,13 +173,8 @@ impl Stepper {
         while next < c.balls.len() {
             let k = c.balls[next] as usize;
             next += 1;
-            // Awake, and all it has earned: in flight on its parabola, going straight after a
-            // kick that its supports took whole, or moving on a surface in closed form
             if self.balls.rest[k].asleep() {
                 return CrowdImpact::Declined;
-            }
-            if !self.balls.material[k].motion.owes_nothing() {
-                return CrowdImpact::Prepaid;
             }
             if !self.touching_contacts(c, next - 1, now, collapsing) {
                 return CrowdImpact::Declined;
@@ -298,12 +292,18 @@ impl Stepper {
     /// too; false where the sweeps ran out, friction would raise the energy, or it changes no
     /// speed beyond its tolerance (what closes is the rounding of faster balls' speeds). The
     /// impact is then met pair by pair.
-    fn project_crowd(&mut self, c: &mut Crowd, now: Real) -> bool {
+    fn project_crowd(&mut self, c: &mut Crowd, now: Real, t1: Real) -> bool {
         let balls = &self.balls;
+        // What each ball has earned: a kicked or pushed one has paid `owed (t1 - now)` in advance
         c.before.clear();
         c.before.extend(c.balls.iter().map(|&k| {
             let k = k as usize;
-            (balls.body[k].path.velocity_at(now), balls.spin_at(k, now))
+            let motion = &balls.material[k].motion;
+            let (v, w) = (balls.body[k].path.velocity_at(now), balls.spin_at(k, now));
+            (
+                v - motion.owed() * (t1 - now),
+                w - motion.owed_spin() * (t1 - now),
+            )
         }));
         c.velocity.clear();
         c.velocity.extend(c.before.iter().map(|b| b.0));
@@ -338,7 +338,9 @@ impl Stepper {
             }
         } else {
             let left = residual(&c.velocity, &c.inverse_mass, &c.contacts, &c.impulse);
-            self.report.stats.count_solve(solved.sweeps, left);
+            self.report
+                .stats
+                .count_solve(solved.sweeps, left, 2.0 * settle.1);
         }
         c.stop_below(Real::EPSILON * speed);
         c.moves(settle.1)
@@ -390,7 +392,9 @@ impl Stepper {
             {
                 *p = q.dot(k.normal);
             }
-            self.report.stats.count_solve(solved.sweeps, left);
+            self.report
+                .stats
+                .count_solve(solved.sweeps, left, 2.0 * settle.1);
         } else {
             self.report.stats.contact_solves_left += 1;
         }
@@ -420,13 +424,16 @@ impl Stepper {
             if (c.velocity[k], c.spin[k]) == c.before[k] {
                 continue;
             }
-            // Sent off what held it, a ball falls again: off a surface, or out of a kick
+            // Sent off what held it, a ball falls again with what it earned: off a surface, or
+            // out of a kick or a push, what was paid in advance given back
             self.balls.advance(b, now);
             self.balls.leave_surface(b, self.config.gravity);
             let material = &mut self.balls.material[b];
             if material.motion.kicked() {
-                material.motion = Motion::Free;
                 self.balls.body[b].path.acceleration = self.config.gravity;
+            }
+            if material.motion.kicked() || !material.motion.owes_nothing() {
+                material.motion = Motion::Free;
             }
             self.balls.body[b].path.velocity = c.velocity[k];
             self.balls.material[b].spin = c.spin[k];
