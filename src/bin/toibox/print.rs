@@ -72,11 +72,12 @@ pub(crate) fn print_summary(r: &RunReport) {
     );
     if totals.contact_solves + totals.contact_solves_left > 0 {
         println!(
-            "  contacts solved together {} ({} sweeps; {} by Coulomb's convex relaxation), largest residual speed {:.2e}; {} left to pair-by-pair contacts",
+            "  contacts solved together {} ({} sweeps; {} by Coulomb's convex relaxation), largest residual speed {:.2e} ({:.2} of its tolerance); {} left to pair-by-pair contacts",
             count(totals.contact_solves, "time"),
             totals.contact_sweeps,
             totals.contact_solves_relaxed,
             totals.contact_residual,
+            totals.contact_residual_share,
             count(totals.contact_solves_left, "island")
         );
     }
