@@ -113,12 +113,10 @@ use crate::toi::ToiStrategy;
 /// perfectly inelastic, as one impact of the crowd touching it, elastic contacts included
 /// (`step/crowd.rs`: the relative speeds of a collapse go to zero; McNamara and Young 1994).
 /// Where no crowd takes it (friction that does not settle, a crowd too large) its impacts are
-/// perfectly inelastic pair by pair. Only where a sampled search meets the pair apart or
-/// overlapping (so no two impacts are at one instant) does the TC model bound it: elastic
-/// impacts (Luding and McNamara, "How to handle the inelastic collapse of a dissipative
-/// hard-sphere gas with the TC model", Granular Matter, 1998); with a strategy whose misses
-/// are certain (the exact sweep) it never applies. Energy never rises either way.
-/// Resting contacts (approaches slower than the rest speed) are inelastic whatever the count:
+/// perfectly inelastic pair by pair. A sampled search meets a pair apart or overlapping, so no
+/// two of its impacts are at one instant: its crowd is what lies within the pair's gap. No
+/// collapse is made elastic (the TC model of Luding and McNamara, Granular Matter, 1998, which
+/// this rule once followed, turned a crowd's collapse into elastic rebounds). Resting contacts (approaches slower than the rest speed) are inelastic whatever the count:
 /// they are what lets piles settle.
 const ELASTIC_AFTER: u32 = 64;
 

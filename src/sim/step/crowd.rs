@@ -3,10 +3,10 @@
 //!
 //! A perfectly inelastic impact (restitution 0) met pair by pair in a crowd collapses without
 //! end: a light ball between two heavy ones closing on it bounces between them ever faster
-//! (inelastic collapse, McNamara and Young 1994), and the TC rule that bounds it turns the
-//! collapse into elastic rebounds. Resolved as one impact, the velocities of the balls touching
-//! the pair (and those touching them) become the nearest in kinetic energy that close no
-//! contact: the projection of `sim::cluster`, Moreau's impact law with restitution 0 on every
+//! (inelastic collapse, McNamara and Young 1994), and a rule that bounds it by elastic
+//! impacts (the TC model) turns the collapse into rebounds. Resolved as one impact, the
+//! velocities of the balls touching the pair (and those touching them) become the nearest in
+//! kinetic energy that close no contact: the projection of `sim::cluster`, Moreau's impact law with restitution 0 on every
 //! contact at once. A crowd at restitution 0 ends moving as one, and neither the kinetic energy
 //! nor that relative to the centre of mass rises (a projection on a cone that holds every
 //! common velocity). Newton's cradle is elastic, so it never comes here: its impacts run pair
@@ -29,7 +29,7 @@
 
 use super::predict::Asking;
 use super::{Step, Stepper};
-use crate::geometry::{Ball, Shape};
+use crate::geometry::{Ball, Proximity, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::Motion;
 use crate::sim::calendar::Other;
@@ -59,9 +59,8 @@ const TOLERANCE: Real = 1e-9;
 pub(super) enum CrowdImpact {
     /// Resolved as one impact of the crowd.
     Resolved,
-    /// The pair does not touch: its impact is not simultaneous with any other.
-    Apart,
-    /// Not a crowd, or its solve did not settle: nothing changed.
+    /// Not a crowd (the pair does not touch, or a ball is asleep, ...), or its solve did not
+    /// settle: nothing changed.
     Declined,
 }
 
@@ -84,6 +83,9 @@ pub(super) struct Crowd {
     found: Vec<Other>,
     /// The balls whose velocity or spin the impact changed.
     changed: Vec<u32>,
+    /// The gap within which its balls touch, beyond [`TOUCH`] (a length): a sampled search's
+    /// in a collapse, else zero.
+    slack: Real,
 }
 
 impl Crowd {
@@ -127,7 +129,8 @@ impl Stepper {
         collapsing: bool,
     ) -> CrowdImpact {
         let mut c = std::mem::take(&mut self.scratch.crowd);
-        let found = self.find_crowd(&mut c, (i, other), now, collapsing);
+        let sampled = !step.strategy.misses_are_certain();
+        let found = self.find_crowd(&mut c, (i, other), now, (collapsing, sampled));
         let impact = if found == CrowdImpact::Resolved && !self.project_crowd(&mut c, now, step.t1)
         {
             CrowdImpact::Declined
@@ -143,23 +146,27 @@ impl Stepper {
 
     /// Gather the balls touching `i` and `other` at `now`, and those touching them, with the
     /// contacts among them and with statics: [`CrowdImpact::Resolved`] where they are a crowd
-    /// to solve, [`CrowdImpact::Apart`] where the pair does not touch, else declined: a ball is
-    /// asleep, a contact has a restitution (where not `collapsing`), the pair is all, or the
-    /// crowd grows past [`MAX_CROWD`].
+    /// to solve, else declined: the pair does not touch (where not `collapsing` in a world of a
+    /// `sampled` search, whose meetings are apart or overlapping), a ball is asleep, a contact
+    /// has a restitution (where not `collapsing`), the pair is all, or the crowd grows past
+    /// [`MAX_CROWD`].
     fn find_crowd(
         &mut self,
         c: &mut Crowd,
         (i, other): (usize, Other),
         now: Real,
-        collapsing: bool,
+        (collapsing, sampled): (bool, bool),
     ) -> CrowdImpact {
-        // The pair itself must touch (balls placed overlapping, or met apart or overlapping by
-        // a sampled search, are met pair by pair)
-        if self
-            .touch(&self.balls.ball_at(i, now), other, now)
-            .is_none()
-        {
-            return CrowdImpact::Apart;
+        // The pair itself must touch (balls placed overlapping are met pair by pair). A sampled
+        // search meets a pair apart or overlapping: in a collapse its crowd is what lies within
+        // that gap
+        let me = self.balls.ball_at(i, now);
+        c.slack = 0.0;
+        if self.touch(&me, other, now, 0.0).is_none() {
+            if !(collapsing && sampled) {
+                return CrowdImpact::Declined;
+            }
+            c.slack = self.gap(&me, other, now).abs();
         }
         c.balls.clear();
         c.contacts.clear();
@@ -215,7 +222,7 @@ impl Stepper {
             {
                 continue;
             }
-            let Some((normal, rough, restitution)) = self.touch(&me, other, now) else {
+            let Some((normal, rough, restitution)) = self.touch(&me, other, now, c.slack) else {
                 continue;
             };
             let material = &self.balls.material[k];
@@ -255,17 +262,34 @@ impl Stepper {
         let wedged = found.iter().any(|&other| {
             other != Other::Ball(i as u32)
                 && self
-                    .touch(&me, other, now)
+                    .touch(&me, other, now, 0.0)
                     .is_some_and(|(m, _, _)| m.dot(normal) < -HOLD)
         });
         self.scratch.crowd.found = found;
         wedged
     }
 
-    /// Where ball `me` touches `other` at `now`, within [`TOUCH`]: the normal towards `me`, and
-    /// the other side's friction and restitution; `None` where it does not.
-    fn touch(&self, me: &Ball, other: Other, now: Real) -> Option<(Vec3, Real, Real)> {
-        let (proximity, reach, friction, restitution) = match other {
+    /// Where ball `me` touches `other` at `now`, within [`TOUCH`] or a gap of `slack` (a
+    /// length): the normal towards `me`, and the other side's friction and restitution; `None`
+    /// where it does not.
+    fn touch(&self, me: &Ball, other: Other, now: Real, slack: Real) -> Option<(Vec3, Real, Real)> {
+        let (proximity, reach, friction, restitution) = self.proximity(me, other, now);
+        (proximity.distance.abs() <= TOUCH * reach + slack).then_some((
+            proximity.normal,
+            friction,
+            restitution,
+        ))
+    }
+
+    /// The gap between ball `me` and `other` at `now` (negative: overlapping).
+    fn gap(&self, me: &Ball, other: Other, now: Real) -> Real {
+        self.proximity(me, other, now).0.distance
+    }
+
+    /// How ball `me` and `other` lie at `now`: their proximity (the normal towards `me`), the
+    /// reach of their radii, and the other side's friction and restitution.
+    fn proximity(&self, me: &Ball, other: Other, now: Real) -> (Proximity, Real, Real, Real) {
+        match other {
             Other::Ball(m) => {
                 let them = self.balls.ball_at(m as usize, now);
                 let material = &self.balls.material[m as usize];
@@ -280,12 +304,7 @@ impl Stepper {
                 let s = &self.statics[s as usize];
                 (s.shape.proximity(me), me.radius, s.friction, s.restitution)
             }
-        };
-        (proximity.distance.abs() <= TOUCH * reach).then_some((
-            proximity.normal,
-            friction,
-            restitution,
-        ))
+        }
     }
 
     /// Project the crowd's velocities at `now` on its contacts, and with friction its spins

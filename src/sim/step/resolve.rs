@@ -86,11 +86,7 @@ impl Stepper {
         if crowd == CrowdImpact::Resolved {
             return true;
         }
-        // A collapse no crowd takes is met pair by pair at its limit, perfectly inelastic. A
-        // sampled search meets a pair apart or overlapping, so its impacts are never at one
-        // instant: there the TC rule bounds it, elastic (Luding and McNamara 1998)
-        let sampled = crowd == CrowdImpact::Apart && !step.strategy.misses_are_certain();
-        let e = if collapsing && sampled { 1.0 } else { e };
+        // (A collapse no crowd takes is met pair by pair at its limit, perfectly inelastic.)
         // Come to rest on a plane or a polygon's face: it moves there in closed form, where it
         // can, from `now` (where paths hold, its path restarts then)
         let restarted = keeps && rests && on_static.is_some();
