@@ -6,10 +6,10 @@
 //! (inelastic collapse, McNamara and Young 1994), and a rule that bounds it by elastic
 //! impacts (the TC model) turns the collapse into rebounds. Resolved as one impact, the
 //! velocities of the balls touching the pair (and those touching them) become the nearest in
-//! kinetic energy that close no contact: the projection of `sim::cluster`, Moreau's impact law with restitution 0 on every
-//! contact at once. A crowd at restitution 0 ends moving as one, and neither the kinetic energy
-//! nor that relative to the centre of mass rises (a projection on a cone that holds every
-//! common velocity). Newton's cradle is elastic, so it never comes here: its impacts run pair
+//! kinetic energy that close no contact: the projection of `sim::cluster`, Moreau's impact
+//! law with restitution 0 on every contact at once. A crowd at restitution 0 ends moving as
+//! one, and neither the kinetic energy nor that relative to the centre of mass rises (a
+//! projection on a cone that holds every common velocity). Newton's cradle is elastic, so it never comes here: its impacts run pair
 //! by pair and it keeps one ball in, one ball out.
 //!
 //! Under gravity the impact acts on what each ball has earned: a ball going straight after a
