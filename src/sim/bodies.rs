@@ -236,12 +236,6 @@ impl Motion {
         }
     }
 
-    /// True when it owes no velocity or spin paid in advance.
-    #[inline]
-    pub fn owes_nothing(&self) -> bool {
-        self.owed() == Vec3::ZERO && self.owed_spin() == Vec3::ZERO
-    }
-
     /// True when it goes straight after a kick.
     #[inline]
     pub fn kicked(&self) -> bool {

@@ -457,7 +457,7 @@ impl Stepper {
                     Solve::Smooth => {
                         match project_smooth_island(c, (from, to), with_gravity, settle) {
                             Some((sweeps, left)) => {
-                                self.report.stats.count_solve(sweeps, left, 2.0 * rough)
+                                self.report.stats.count_solve(sweeps, left, 2.0 * settle.1)
                             }
                             None => {
                                 c.islands[x].2 = Solve::Left;

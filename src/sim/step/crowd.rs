@@ -451,7 +451,10 @@ impl Stepper {
             if material.motion.kicked() {
                 self.balls.body[b].path.acceleration = self.config.gravity;
             }
-            if material.motion.kicked() || !material.motion.owes_nothing() {
+            if matches!(
+                material.motion,
+                Motion::Kicked { .. } | Motion::Pushed { .. }
+            ) {
                 material.motion = Motion::Free;
             }
             self.balls.body[b].path.velocity = c.velocity[k];
