@@ -466,6 +466,18 @@ impl Balls {
         }
     }
 
+    /// Return what ball `i` has earned at `now` in a step ending at `t1`: its velocity and spin
+    /// less what a kick or a push paid in advance for the rest of the step (`owed (t1 - now)`,
+    /// see [`Motion`]); its velocity and spin where it owes nothing.
+    #[inline]
+    pub fn earned_at(&self, i: usize, now: Real, t1: Real) -> (Vec3, Vec3) {
+        let motion = &self.material[i].motion;
+        (
+            self.body[i].path.velocity_at(now) - motion.owed() * (t1 - now),
+            self.spin_at(i, now) - motion.owed_spin() * (t1 - now),
+        )
+    }
+
     /// True when ball `i` moves on a surface in closed form.
     #[inline]
     pub fn on_surface(&self, i: usize) -> bool {

@@ -315,15 +315,11 @@ impl Stepper {
         let balls = &self.balls;
         // What each ball has earned: a kicked or pushed one has paid `owed (t1 - now)` in advance
         c.before.clear();
-        c.before.extend(c.balls.iter().map(|&k| {
-            let k = k as usize;
-            let motion = &balls.material[k].motion;
-            let (v, w) = (balls.body[k].path.velocity_at(now), balls.spin_at(k, now));
-            (
-                v - motion.owed() * (t1 - now),
-                w - motion.owed_spin() * (t1 - now),
-            )
-        }));
+        c.before.extend(
+            c.balls
+                .iter()
+                .map(|&k| balls.earned_at(k as usize, now, t1)),
+        );
         c.velocity.clear();
         c.velocity.extend(c.before.iter().map(|b| b.0));
         c.spin.clear();

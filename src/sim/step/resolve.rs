@@ -629,13 +629,12 @@ impl Stepper {
             return false;
         }
         // What it earned: gravity paid in advance for the rest of the step is not
+        let (velocity, spin) = self.balls.earned_at(k, now, t1);
         let material = &mut self.balls.material[k];
-        let (owed, owed_spin) = (material.motion.owed(), material.motion.owed_spin());
         material.motion = Motion::Stopped;
-        let spin = std::mem::take(&mut material.spin) - owed_spin * (t1 - now);
+        material.spin = Vec3::ZERO;
         let mass = material.inverse_mass.recip();
         let body = &mut self.balls.body[k];
-        let velocity = body.path.velocity - owed * (t1 - now);
         let stats = &mut self.report.stats;
         stats.energy_stopped += ball_energy(mass, body.radius, velocity, spin);
         stats.momentum_stopped = (stats.momentum_stopped() + mass * velocity).to_array();
