@@ -37,10 +37,10 @@ use glam::DMat3;
 mod cone;
 
 /// Multiply-adds of the interior-point method's factor at most (it factors once an
-/// iteration; the Newton finish's systems reach a contact further): a pyramid in a plane of
-/// 10 rows (55 balls, about 270 unknowns) takes 1e6, a square one of 4 layers (30 balls, 336)
-/// 6e6, and one of 5 layers (55 balls, 675) 3.5e7 to 4.6e7, over it.
-const MAX_WORK: usize = 1 << 24;
+/// iteration; the Newton finish's systems reach a contact further). In the order of
+/// [`narrow_order`], a pyramid in a plane of 9 rows (45 balls, 351 unknowns) takes 1.4e6 (1.9e6
+/// in the order found), and a square one of 5 layers (55 balls, 675) 1.8e7 (3.5e7 to 4.6e7).
+const MAX_WORK: usize = 1 << 25;
 
 /// Iterations of the interior-point method at most.
 const ITERATIONS: usize = 60;
@@ -68,22 +68,25 @@ pub(crate) fn solve_relaxed(
     impulse: &mut [Vec3],
     tolerance: Real,
 ) -> Option<usize> {
-    let mut at = 0;
-    let unknowns: Vec<Unknowns> = contacts
+    let neighbours = neighbours(contacts);
+    let mut unknowns: Vec<Unknowns> = contacts
         .iter()
         .zip(friction)
         .map(|(c, &mu)| {
             let (t1, t2) = c.normal.any_orthonormal_pair();
-            let u = Unknowns {
+            Unknowns {
                 frame: [c.normal, t1, t2],
                 mu,
-                at,
-            };
-            at += u.count();
-            u
+                at: 0,
+            }
         })
         .collect();
-    let neighbours = neighbours(contacts);
+    // Placed in an order that keeps the envelope narrow
+    let mut at = 0;
+    for k in narrow_order(&neighbours) {
+        unknowns[k].at = at;
+        at += unknowns[k].count();
+    }
     let a = delassus(balls, contacts, &unknowns, &neighbours, at);
     if a.factor_work() > MAX_WORK {
         return None;
@@ -203,6 +206,41 @@ fn neighbours(contacts: &[Contact]) -> Vec<Vec<usize>> {
             near
         })
         .collect()
+}
+
+/// Return an order of the contacts that keeps the envelope of a matrix coupling each to its
+/// `neighbours` narrow: reverse Cuthill-McKee (breadth first from a contact of fewest
+/// neighbours, each contact's new neighbours by their count, then reversed), component by
+/// component.
+fn narrow_order(neighbours: &[Vec<usize>]) -> Vec<usize> {
+    let n = neighbours.len();
+    let degree = |k: usize| neighbours[k].len();
+    let mut by_degree: Vec<usize> = (0..n).collect();
+    by_degree.sort_by_key(|&k| (degree(k), k));
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut fresh = Vec::new();
+    for &start in &by_degree {
+        if placed[start] {
+            continue;
+        }
+        placed[start] = true;
+        let mut next = order.len();
+        order.push(start);
+        while next < order.len() {
+            let k = order[next];
+            next += 1;
+            fresh.clear();
+            fresh.extend(neighbours[k].iter().copied().filter(|&q| !placed[q]));
+            fresh.sort_by_key(|&q| (degree(q), q));
+            for &q in &fresh {
+                placed[q] = true;
+                order.push(q);
+            }
+        }
+    }
+    order.reverse();
+    order
 }
 
 /// Return the island's Delassus operator in the scaled unknowns (`count` of them): how a unit
@@ -462,9 +500,9 @@ impl Cones<'_> {
     }
 
     /// Return the natural map's Jacobian, `I - D + ρ D A` with `D` the projections' Jacobians,
-    /// as sparse rows.
+    /// as sparse rows, by unknown.
     fn jacobian(&self, d: &[DMat3], rho: &[Real]) -> Vec<Vec<(usize, Real)>> {
-        let mut rows = Vec::with_capacity(self.b.len());
+        let mut rows = vec![Vec::new(); self.b.len()];
         for (k, u) in self.unknowns.iter().enumerate() {
             for i in 0..u.count() {
                 let mut row = Vec::new();
@@ -483,7 +521,7 @@ impl Cones<'_> {
                         }
                     }
                 }
-                rows.push(row);
+                rows[u.at + i] = row;
             }
         }
         rows
@@ -544,6 +582,33 @@ mod tests {
         assert!(solved.is_some(), "not solved");
         let left = relaxed_residual(&balls, contacts, &friction, &impulse);
         (impulse, velocity, left)
+    }
+
+    #[test]
+    fn a_chain_of_contacts_in_any_order_is_placed_link_by_link() {
+        // Contacts along a chain of balls, listed scrambled: each couples its two links, so a
+        // narrow order places every link next to the ones it touches (an envelope of two
+        // per row, where the listed order spans the chain)
+        let n = 40;
+        let label: Vec<usize> = (0..n).map(|k| (k * 17 + 5) % n).collect();
+        let mut neighbours = vec![Vec::new(); n];
+        for k in 0..n {
+            let near = (k.saturating_sub(1)..(k + 2).min(n)).map(|q| label[q]);
+            neighbours[label[k]] = near.collect();
+            neighbours[label[k]].sort_unstable();
+        }
+        let order = narrow_order(&neighbours);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+        let place = |c: usize| order.iter().position(|&o| o == c).unwrap();
+        for k in 1..n {
+            assert_eq!(
+                place(label[k]).abs_diff(place(label[k - 1])),
+                1,
+                "{order:?}"
+            );
+        }
     }
 
     #[test]
