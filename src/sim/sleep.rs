@@ -86,6 +86,10 @@ pub(crate) struct Rest {
     /// (its velocity changed by more than rounding over the step): it is not still, whatever
     /// its drift.
     pub unbalanced: bool,
+    /// A projection at this step's start left it moving, beyond rounding, on static shapes
+    /// alone: frictionless, nothing but them holds it, so it glides on for ever (a slow
+    /// slide along a floor is not still, whatever its drift).
+    pub glides: bool,
 }
 
 impl Rest {

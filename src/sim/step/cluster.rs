@@ -90,6 +90,10 @@ pub(super) struct Clusters {
     pushed: Vec<bool>,
     /// Per place, the ball is in a rough island.
     rough: Vec<bool>,
+    /// Per place, where the ball is alone in a frictionless island (it touches static shapes
+    /// or sleepers only), the normals of the contacts that push it made orthonormal: it glides
+    /// across them.
+    alone: Vec<Option<Across>>,
     contacts: Vec<Contact>,
     /// What each contact is with, as the calendar names it.
     others: Vec<Other>,
@@ -137,6 +141,43 @@ type Near = (Other, Option<usize>, Vec3, Real, Real);
 
 /// No place.
 const NONE: u32 = u32::MAX;
+
+/// The unit normals of a ball's contacts made orthonormal (at most three), to read the part of
+/// its velocity along all of them: how it glides.
+#[derive(Clone, Copy, Debug)]
+struct Across {
+    normals: [Vec3; 3],
+    count: usize,
+}
+
+impl Across {
+    /// Return the orthonormal span of `normals` (one within rounding of those before adds
+    /// nothing).
+    fn of(normals: impl IntoIterator<Item = Vec3>) -> Self {
+        let mut across = Self {
+            normals: [Vec3::ZERO; 3],
+            count: 0,
+        };
+        for n in normals {
+            if across.count == 3 {
+                break;
+            }
+            let own = across.glide(n);
+            if own.length() > 1e-9 {
+                across.normals[across.count] = own.normalize();
+                across.count += 1;
+            }
+        }
+        across
+    }
+
+    /// Return `v` less its parts along the normals.
+    fn glide(&self, v: Vec3) -> Vec3 {
+        self.normals[..self.count]
+            .iter()
+            .fold(v, |v, n| v - *n * v.dot(*n))
+    }
+}
 
 /// How an island is projected.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -498,10 +539,17 @@ impl Stepper {
         c.pushed.resize(c.balls.len(), false);
         c.rough.clear();
         c.rough.resize(c.balls.len(), false);
+        c.alone.clear();
+        c.alone.resize(c.balls.len(), None);
         for &(from, to, solve) in &c.islands {
             let rough = solve == Solve::Rough;
             if solve == Solve::Left {
                 continue;
+            }
+            if solve == Solve::Smooth && c.contacts[from..to].iter().all(|k| k.b.is_none()) {
+                let pushing = (from..to).filter(|&k| c.impulse[k] > 0.0);
+                let across = Across::of(pushing.map(|k| c.contacts[k].normal));
+                c.alone[c.contacts[from].a] = Some(across);
             }
             for k in from..to {
                 let (contact, impulse) = (c.contacts[k], c.impulse[k]);
@@ -549,6 +597,10 @@ impl Stepper {
                 let gravity = self.config.gravity.length() * dt;
                 let change = (c.velocity[k] - c.earned[k]).length();
                 self.balls.rest[i].unbalanced = c.rough[k] && change > UNBALANCED * gravity;
+                let radius = self.balls.body[i].radius;
+                self.balls.rest[i].glides = c.alone[k].is_some_and(|across| {
+                    across.glide(c.velocity[k]).length() * dt > ROUNDING * radius
+                });
             } else {
                 path.velocity = c.earned[k];
                 self.balls.material[i].spin = c.earned_spin[k];

@@ -512,6 +512,7 @@ fn rest_of(sleep: &Sleep) -> Rest {
         woke_from: sleep.woken_from,
         grounded: false,
         unbalanced: false,
+        glides: false,
     }
 }
 
