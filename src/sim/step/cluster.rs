@@ -90,10 +90,6 @@ pub(super) struct Clusters {
     pushed: Vec<bool>,
     /// Per place, the ball is in a rough island.
     rough: Vec<bool>,
-    /// Per place, where the ball is alone in a frictionless island (it touches static shapes
-    /// or sleepers only), the normals of the contacts that push it made orthonormal: it glides
-    /// across them.
-    alone: Vec<Option<Across>>,
     contacts: Vec<Contact>,
     /// What each contact is with, as the calendar names it.
     others: Vec<Other>,
@@ -539,17 +535,22 @@ impl Stepper {
         c.pushed.resize(c.balls.len(), false);
         c.rough.clear();
         c.rough.resize(c.balls.len(), false);
-        c.alone.clear();
-        c.alone.resize(c.balls.len(), None);
         for &(from, to, solve) in &c.islands {
             let rough = solve == Solve::Rough;
             if solve == Solve::Left {
                 continue;
             }
+            // A ball alone in a frictionless island (on static shapes or sleepers only) that its
+            // contacts push glides on across their normals
             if solve == Solve::Smooth && c.contacts[from..to].iter().all(|k| k.b.is_none()) {
-                let pushing = (from..to).filter(|&k| c.impulse[k] > 0.0);
-                let across = Across::of(pushing.map(|k| c.contacts[k].normal));
-                c.alone[c.contacts[from].a] = Some(across);
+                let pushing = || (from..to).filter(|&k| c.impulse[k] > 0.0);
+                if pushing().next().is_some() {
+                    let across = Across::of(pushing().map(|k| c.contacts[k].normal));
+                    let place = c.contacts[from].a;
+                    let i = c.balls[place] as usize;
+                    let glide = across.glide(c.velocity[place]).length() * dt;
+                    self.balls.rest[i].glides = glide > ROUNDING * self.balls.body[i].radius;
+                }
             }
             for k in from..to {
                 let (contact, impulse) = (c.contacts[k], c.impulse[k]);
@@ -597,10 +598,6 @@ impl Stepper {
                 let gravity = self.config.gravity.length() * dt;
                 let change = (c.velocity[k] - c.earned[k]).length();
                 self.balls.rest[i].unbalanced = c.rough[k] && change > UNBALANCED * gravity;
-                let radius = self.balls.body[i].radius;
-                self.balls.rest[i].glides = c.alone[k].is_some_and(|across| {
-                    across.glide(c.velocity[k]).length() * dt > ROUNDING * radius
-                });
             } else {
                 path.velocity = c.earned[k];
                 self.balls.material[i].spin = c.earned_spin[k];
