@@ -18,7 +18,11 @@
 //!   collision, or a contact found touching) form an *island*, together with the sleeping
 //!   islands they touched. A ball that is not still is an island of its own: it keeps no one
 //!   else awake, so a pile sleeps from the bottom up while a few balls on it still settle, and
-//!   they join it when they are still in turn.
+//!   they join it when they are still in turn. A ball that nothing held at the step's start
+//!   (it began the step near nothing, or its cluster's solve left a force on it unbalanced)
+//!   is the exception: it may still come down on the balls below it that it touched, so
+//!   their islands wait for it (a stack sliding apart at a long step slept under its top
+//!   ball, and held it up like a floor).
 //! - An island falls asleep when it rested in the step on a static shape or a sleeping ball
 //!   (a resting contact with it). Its balls get velocity zero and a shared island number in
 //!   their [`Sleep`](super::Sleep) component. A still ball held up only by moving balls rests
@@ -90,6 +94,11 @@ pub(crate) struct Rest {
     /// alone: frictionless, nothing but them holds it, so it glides on for ever (a slow
     /// slide along a floor is not still, whatever its drift).
     pub glides: bool,
+    /// It took part in this step's resting clusters (awake, under gravity) but began the step
+    /// near nothing: gravity pulled it with nothing to hold it up. Its island does not fall
+    /// asleep at the step's end, however still it is (it keeps its clock), nor do the balls
+    /// below it that it touched.
+    pub unheld: bool,
 }
 
 impl Rest {
@@ -130,6 +139,8 @@ impl Rest {
 struct Island {
     still: bool,
     grounded: bool,
+    /// It bears a ball that may still come down on it: it waits for that ball.
+    waits: bool,
     woke: bool,
     name: NonZeroU64,
 }
@@ -137,6 +148,9 @@ struct Island {
 /// Reused buffers of the island search.
 #[derive(Debug, Default)]
 pub(crate) struct Islands {
+    /// Per ball, its height against gravity at the step's end (in any unit), filled by the
+    /// caller before [`Islands::settle`].
+    pub heights: Vec<Real>,
     parent: Vec<u32>,
     sleepers: Vec<(NonZeroU64, u32)>,
     islands: Vec<Island>,
@@ -145,8 +159,9 @@ pub(crate) struct Islands {
 impl Islands {
     /// Find the islands joined by `links` (pairs of ball indices that touched in the step),
     /// and put to sleep or wake each island as a whole, by the clocks of `rests` (see
-    /// [`Rest::observe`]) and a required stillness of `time`. Balls put to sleep must have
-    /// their velocity set to zero by the caller.
+    /// [`Rest::observe`]), a required stillness of `time`, and the balls' heights (see
+    /// [`Islands::heights`]). Balls put to sleep must have their velocity set to zero by the
+    /// caller.
     pub fn settle(
         &mut self,
         time: Real,
@@ -190,6 +205,7 @@ impl Islands {
             Island {
                 still: true,
                 grounded: false,
+                waits: false,
                 woke: false,
                 name: NonZeroU64::MAX,
             },
@@ -199,8 +215,21 @@ impl Islands {
             let island = &mut self.islands[root];
             island.still &= still(rest);
             island.grounded |= rest.asleep() || rest.grounded;
+            island.waits |= rest.unheld;
             island.woke |= rest.woke_from.is_some();
             island.name = island.name.min(id(i));
+        }
+        // A ball that nothing held at the step's start (unheld, or unbalanced by its cluster's
+        // solve) holds awake the balls below it that it touched: it may come down on them, and
+        // they must bear it before they sleep
+        for &(a, b) in links {
+            for (from, to) in [(a as usize, b), (b as usize, a)] {
+                let r = &rests[from];
+                if (r.unheld || r.unbalanced) && self.heights[from] > self.heights[to as usize] {
+                    let root = self.find(to) as usize;
+                    self.islands[root].waits = true;
+                }
+            }
         }
         for (i, rest) in rests.iter_mut().enumerate() {
             let root = self.find(i as u32) as usize;
@@ -208,7 +237,7 @@ impl Islands {
             if island.woke {
                 rest.island = None;
                 rest.still_for = 0.0;
-            } else if island.still && island.grounded {
+            } else if island.still && island.grounded && !island.waits {
                 rest.island = Some(island.name);
             }
         }
@@ -278,27 +307,49 @@ mod tests {
     }
 
     #[test]
-    fn still_balls_sleep_in_islands_that_rest_and_a_settling_ball_joins_them_when_still() {
+    fn still_balls_sleep_in_islands_that_rest_and_wait_for_what_nothing_holds_on_them() {
         let mut islands = Islands::default();
-        // Ball 0 rests on the floor, ball 1 on ball 0, ball 2 settles on ball 1; ball 3 touches
-        // nothing; ball 4 is still but rests only on ball 5, which slides on the floor
-        let mut rests = vec![Rest::default(); 6];
+        // Ball 0 rests on the floor, ball 1 on ball 0, ball 2 settles on ball 1, unbalanced
+        // for two steps (its cluster's solve moves it), then held; ball 3 touches nothing;
+        // ball 4 is still but rests only on ball 5, which slides on the floor; ball 6 rests
+        // on the floor beside ball 7, unbalanced; ball 9, unheld (it began the step near
+        // nothing) though still, came down on ball 8
+        let mut rests = vec![Rest::default(); 10];
         rests[0].grounded = true;
         rests[0].still_for = 1.0;
         rests[1].still_for = 0.6;
         rests[3].still_for = 1.0;
         rests[4].still_for = 1.0;
         rests[5].grounded = true;
-        let links = [(0, 1), (1, 2), (4, 5)];
-        let ids = ids(&[10, 11, 12, 13, 14, 15]);
+        rests[6].grounded = true;
+        rests[6].still_for = 1.0;
+        rests[7].grounded = true;
+        rests[7].unbalanced = true;
+        rests[8].grounded = true;
+        rests[8].still_for = 1.0;
+        rests[9].still_for = 1.0;
+        rests[9].unheld = true;
+        islands.heights = vec![0.1, 0.3, 0.5, 0.1, 0.3, 0.1, 0.1, 0.1, 0.1, 0.3];
+        let links = [(0, 1), (1, 2), (4, 5), (6, 7), (8, 9)];
+        let ids = ids(&[10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
         for step in 1..=5 {
+            rests[2].unbalanced = step <= 2;
             rests[2].still_for = 0.1 * step as Real;
             islands.settle(0.5, &mut rests, &ids, &links);
-            assert!(rests[0].asleep() && rests[1].asleep(), "step {step}");
+            // The pile waits while nothing holds the ball on it, then sleeps from the bottom
+            // up while that ball settles, and it joins them when still
+            assert_eq!(rests[0].asleep(), step >= 3, "step {step}");
+            assert_eq!(rests[1].asleep(), step >= 3, "step {step}");
             assert_eq!(rests[2].asleep(), step == 5, "step {step}");
             assert!(!rests[3].asleep(), "not grounded: never");
             assert!(!rests[4].asleep(), "held up by a moving ball: never");
             assert!(!rests[5].asleep(), "moving: never");
+            assert!(
+                rests[6].asleep(),
+                "an unbalanced ball beside it bears on nothing"
+            );
+            assert!(!rests[7].asleep(), "moving: never");
+            assert!(!rests[8].asleep() && !rests[9].asleep(), "unheld: not yet");
         }
         for rest in &rests[..3] {
             assert_eq!(rest.island, NonZeroU64::new(10));
@@ -316,6 +367,7 @@ mod tests {
             r.island = NonZeroU64::new(3);
         }
         rests[1].wake();
+        islands.heights = vec![0.0; 4];
         islands.settle(0.5, &mut rests, ids(&[1, 2, 3, 4]), &[]);
         assert!(!rests[0].asleep() && !rests[1].asleep());
         assert_eq!(rests[0].still_for, 0.0);
@@ -330,6 +382,7 @@ mod tests {
         rests[0].island = NonZeroU64::new(5);
         rests[2].island = NonZeroU64::new(7);
         rests[1].still_for = 1.0;
+        islands.heights = vec![0.0; 3];
         islands.settle(0.5, &mut rests, ids(&[5, 6, 7]), &[(1, 0), (1, 2)]);
         assert!(
             rests.iter().all(|r| r.island == NonZeroU64::new(5)),

@@ -258,8 +258,7 @@ struct Budget {
     pushes_sorted: bool,
 }
 
-/// The bookkeeping of sleep: the links of this step's contacts, the islands they join, and
-/// the sleepers the world recorded.
+/// Sleep's bookkeeping: this step's links, the islands they join, the sleepers recorded.
 #[derive(Debug, Default)]
 struct SleepBook {
     /// Pairs of balls that touched in this step: they join islands.
@@ -573,10 +572,12 @@ impl Stepper {
             return;
         };
         let limit = config.speed.unwrap_or(self.config.gravity.length() * dt);
-        let balls = &mut self.balls;
+        let (balls, heights) = (&mut self.balls, &mut self.sleep.islands.heights);
+        heights.clear();
         for i in 0..balls.len() {
             let body = &balls.body[i];
             let end = balls.end(i, t_end);
+            heights.push(-end.dot(self.config.gravity));
             // A spinning ball's surface moves, and a ball that ends the step going moves on
             // (its way over the step may end where it began): neither is still
             let path = &body.path;

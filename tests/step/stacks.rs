@@ -157,6 +157,50 @@ fn a_three_ball_stack_stands_exactly_when_friction_can_hold_it() {
 }
 
 #[test]
+fn a_three_ball_stack_friction_cannot_hold_comes_apart_at_any_step_length() {
+    // Below 2 - √3 the stack cannot stand anywhere on its way down (the top contact only
+    // steepens), so the top ball ends on the floor, at any step. At steps of 1/4 and 1/2 it
+    // stopped part way and slept: a step's kick left the top ball in the air, nothing was
+    // solved, and the bottom balls, still for the moment, slept under it. Above the limit it
+    // stands at these steps too
+    let t = threshold();
+    for (r, up, top_mass) in [
+        (0.1, Vec3::Y, 1.0),
+        (0.05, Vec3::X, 3.0),
+        (1.0, Vec3::Z, 0.3),
+    ] {
+        for dt in [1.0 / 60.0, 0.1, 0.25, 0.5, 1.0, 2.0_f64] {
+            for mu in [0.02, 0.2, 0.25, t - 0.01] {
+                let what = format!("r {r}, up {up}, top mass x{top_mass}, dt {dt}, friction {mu}");
+                let (mut world, balls) = stack(r, up, (mu, mu), top_mass);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: up * -9.81,
+                    ..StepConfig::default()
+                });
+                // 8 time units, or 40 steps where they are longer (a step of 1 takes a
+                // stack of radius 1 a fifth of a radius down)
+                for _ in 0..((8.0 / dt).round() as usize).max(40) {
+                    stepper.step(&mut world, dt).unwrap();
+                }
+                let height = position(&world, balls[2]).dot(up);
+                assert!(
+                    (height - r).abs() <= 1e-9 * r,
+                    "{what}: the top ball stopped at {height}"
+                );
+            }
+            if dt >= 0.25 {
+                for mu in [t + 0.01, 0.5] {
+                    let what =
+                        format!("r {r}, up {up}, top mass x{top_mass}, dt {dt}, friction {mu}");
+                    let (mut world, balls) = stack(r, up, (mu, mu), top_mass);
+                    assert!(stands(&mut world, &balls, up, dt, &what), "{what}: it fell");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_three_ball_stack_on_a_frictionless_floor_falls_at_any_friction() {
     for mu in [0.3, 1.0, 5.0] {
         let what = format!("friction {mu} between the balls, none on the floor");
@@ -446,6 +490,60 @@ fn collapsing_piles_never_gain_energy_at_long_steps() {
                 let (mut world, balls) = triangle(r, Vec3::Y, rows, mu);
                 let fell = collapse(&mut world, &balls, (dt, 4.0), 1e-9, &what);
                 assert!(fell > r, "{what}: the top ball came down by {fell} only");
+            }
+        }
+    }
+}
+
+/// A pile built with a coefficient of friction.
+type Build = fn(Real) -> (World, Vec<Entity>);
+
+/// Where each ball of `balls` (of radius `r`) ended, if one rests on a slope: none does when
+/// each lies on the floor facing +y, or exactly on top of another (its centre `2r` straight
+/// above that one's, a balance friction does not enter).
+fn on_a_slope(world: &World, balls: &[Entity], r: Real) -> Option<Vec3> {
+    let at: Vec<Vec3> = balls.iter().map(|&b| position(world, b)).collect();
+    at.iter().copied().find(|&p| {
+        let on_floor = (p.y - r).abs() <= 1e-9 * r;
+        let on_top = at
+            .iter()
+            .any(|&q| (p - q - Vec3::Y * 2.0 * r).length() <= 1e-9 * r);
+        !on_floor && !on_top
+    })
+}
+
+#[test]
+fn piles_friction_cannot_hold_come_down_at_any_step_length() {
+    // Below 2 - √3 everywhere, no ball can rest on others except straight on top of one: the
+    // supports of any other roll or slide apart under it, as the three-ball stack's do, and
+    // steeper contacts need more friction. At a step of 1/4, 5 of these 48 cases stopped part
+    // way and slept (3 rows and the six at 0.2 and 0.25, the pyramid of four at 0.2): balls
+    // still for the moment slept under a ball still coming down, then held it like a floor.
+    // A ball that began the step near nothing, or that its cluster's solve left unbalanced,
+    // now keeps awake the balls below it that it touched
+    let r = 0.1;
+    let builds: [(&str, Build); 4] = [
+        ("3 rows", |mu| triangle(0.1, Vec3::Y, 3, mu)),
+        ("six", |mu| six(0.1, mu)),
+        ("pyramid of four", |mu| pyramid(0.1, (mu, mu))),
+        ("square of 3 layers", |mu| square_pyramid(0.1, 3, mu)),
+    ];
+    for (what, build) in builds {
+        for mu in [0.1, 0.2, 0.25] {
+            for dt in [1.0 / 60.0, 0.25, 0.5, 1.0_f64] {
+                let (mut world, balls) = build(mu);
+                let mut stepper = Stepper::new(StepConfig {
+                    gravity: Vec3::Y * -9.81,
+                    ..StepConfig::default()
+                });
+                for _ in 0..((6.0 / dt).round() as usize).max(40) {
+                    stepper.step(&mut world, dt).unwrap();
+                }
+                let slope = on_a_slope(&world, &balls, r);
+                assert!(
+                    slope.is_none(),
+                    "{what}, friction {mu}, dt {dt}: a ball stopped on a slope at {slope:?}"
+                );
             }
         }
     }

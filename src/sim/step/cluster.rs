@@ -315,6 +315,10 @@ impl Stepper {
             }
         }
         c.found = found;
+        // A ball near nothing begins the step in flight: nothing holds it up
+        for i in 0..n {
+            self.balls.rest[i].unheld = self.takes_part(i) && c.place[i] == NONE;
+        }
     }
 
     /// Ball `i` (at `at`, of `radius`, going at `ending` at the step's end) and `other`, if

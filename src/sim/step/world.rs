@@ -513,6 +513,7 @@ fn rest_of(sleep: &Sleep) -> Rest {
         grounded: false,
         unbalanced: false,
         glides: false,
+        unheld: false,
     }
 }
 
