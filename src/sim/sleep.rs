@@ -86,19 +86,43 @@ pub(crate) struct Rest {
     /// It came to rest in this step against a static shape or a sleeping ball: what a sleeping
     /// island must rest on (a resting contact with a moving ball does not count).
     pub grounded: bool,
-    /// A projection of its resting cluster at this step's start left a force on it unbalanced
-    /// (its velocity changed by more than rounding over the step): it is not still, whatever
-    /// its drift.
-    pub unbalanced: bool,
-    /// A projection at this step's start left it moving, beyond rounding, on static shapes
-    /// alone: frictionless, nothing but them holds it, so it glides on for ever (a slow
-    /// slide along a floor is not still, whatever its drift).
-    pub glides: bool,
-    /// It took part in this step's resting clusters (awake, under gravity) but began the step
-    /// near nothing: gravity pulled it with nothing to hold it up. Its island does not fall
-    /// asleep at the step's end, however still it is (it keeps its clock), nor do the balls
-    /// below it that it touched.
-    pub unheld: bool,
+    /// What the resting clusters of this step's start found holding it.
+    pub footing: Footing,
+}
+
+/// What the resting clusters of a step's start found holding a ball up (see
+/// `Stepper::project_resting`), for sleep.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Footing {
+    /// Held, or not judged: asleep, without gravity, rolling resistant, or in a cluster too
+    /// large to solve or left to the event loop (those sleep by their drift).
+    #[default]
+    Held,
+    /// Awake under gravity but near nothing: nothing held it up. Its island does not fall
+    /// asleep at the step's end, however still it is (it keeps its clock).
+    Aloft,
+    /// Its rough cluster's solve left a force on it unbalanced (its velocity changed by more
+    /// than rounding over the step): it is not still, whatever its drift.
+    Unbalanced,
+    /// Frictionless, on static shapes or sleepers alone, its projection left it moving beyond
+    /// rounding across their normals: it glides on for ever, and is not still, whatever its
+    /// drift (a slow slide along a floor).
+    Glides,
+}
+
+impl Footing {
+    /// True when a force or its glide moves the ball: it is not still.
+    #[inline]
+    pub fn moves(self) -> bool {
+        matches!(self, Self::Unbalanced | Self::Glides)
+    }
+
+    /// True when nothing held the ball against gravity: it may come down on the balls below
+    /// it that it touched, whose islands wait for it.
+    #[inline]
+    pub fn may_come_down(self) -> bool {
+        matches!(self, Self::Aloft | Self::Unbalanced)
+    }
 }
 
 impl Rest {
@@ -215,17 +239,16 @@ impl Islands {
             let island = &mut self.islands[root];
             island.still &= still(rest);
             island.grounded |= rest.asleep() || rest.grounded;
-            island.waits |= rest.unheld;
+            island.waits |= rest.footing == Footing::Aloft;
             island.woke |= rest.woke_from.is_some();
             island.name = island.name.min(id(i));
         }
-        // A ball that nothing held at the step's start (unheld, or unbalanced by its cluster's
-        // solve) holds awake the balls below it that it touched: it may come down on them, and
-        // they must bear it before they sleep
+        // A ball that nothing held at the step's start holds awake the balls below it that it
+        // touched: it may come down on them, and they must bear it before they sleep
         for &(a, b) in links {
             for (from, to) in [(a as usize, b), (b as usize, a)] {
-                let r = &rests[from];
-                if (r.unheld || r.unbalanced) && self.heights[from] > self.heights[to as usize] {
+                let above = self.heights[from] > self.heights[to as usize];
+                if rests[from].footing.may_come_down() && above {
                     let root = self.find(to) as usize;
                     self.islands[root].waits = true;
                 }
@@ -312,7 +335,7 @@ mod tests {
         // Ball 0 rests on the floor, ball 1 on ball 0, ball 2 settles on ball 1, unbalanced
         // for two steps (its cluster's solve moves it), then held; ball 3 touches nothing;
         // ball 4 is still but rests only on ball 5, which slides on the floor; ball 6 rests
-        // on the floor beside ball 7, unbalanced; ball 9, unheld (it began the step near
+        // on the floor beside ball 7, unbalanced; ball 9, aloft (it began the step near
         // nothing) though still, came down on ball 8
         let mut rests = vec![Rest::default(); 10];
         rests[0].grounded = true;
@@ -324,16 +347,20 @@ mod tests {
         rests[6].grounded = true;
         rests[6].still_for = 1.0;
         rests[7].grounded = true;
-        rests[7].unbalanced = true;
+        rests[7].footing = Footing::Unbalanced;
         rests[8].grounded = true;
         rests[8].still_for = 1.0;
         rests[9].still_for = 1.0;
-        rests[9].unheld = true;
+        rests[9].footing = Footing::Aloft;
         islands.heights = vec![0.1, 0.3, 0.5, 0.1, 0.3, 0.1, 0.1, 0.1, 0.1, 0.3];
         let links = [(0, 1), (1, 2), (4, 5), (6, 7), (8, 9)];
         let ids = ids(&[10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
         for step in 1..=5 {
-            rests[2].unbalanced = step <= 2;
+            rests[2].footing = if step <= 2 {
+                Footing::Unbalanced
+            } else {
+                Footing::Held
+            };
             rests[2].still_for = 0.1 * step as Real;
             islands.settle(0.5, &mut rests, &ids, &links);
             // The pile waits while nothing holds the ball on it, then sleeps from the bottom
@@ -349,7 +376,7 @@ mod tests {
                 "an unbalanced ball beside it bears on nothing"
             );
             assert!(!rests[7].asleep(), "moving: never");
-            assert!(!rests[8].asleep() && !rests[9].asleep(), "unheld: not yet");
+            assert!(!rests[8].asleep() && !rests[9].asleep(), "aloft: not yet");
         }
         for rest in &rests[..3] {
             assert_eq!(rest.island, NonZeroU64::new(10));

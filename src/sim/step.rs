@@ -600,8 +600,7 @@ impl Stepper {
             let reach = config.drift * body.radius;
             let leaves =
                 dt >= config.time && (end.distance(balls.start[i]) > reach || going * dt > reach);
-            let stands = !balls.rest[i].unbalanced
-                && !balls.rest[i].glides
+            let stands = !balls.rest[i].footing.moves()
                 && !flies
                 && !leaves
                 && (!balls.on_surface(i) || (!rolls && path.acceleration == Vec3::ZERO));

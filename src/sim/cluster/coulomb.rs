@@ -49,6 +49,19 @@ impl RoughBalls<'_> {
         self.surface(c.a, c.normal) - theirs
     }
 
+    /// Return the larger of ball `q`'s speed and its surface's speed from its spin.
+    #[inline]
+    pub(crate) fn surface_speed(&self, q: usize) -> Real {
+        let spin = self.spin[q].length() * self.radius[q];
+        self.velocity[q].length().max(spin)
+    }
+
+    /// True when every one of `members` is still within `tolerance`: its velocity, and its
+    /// surface's speed from its spin (see [`Self::surface_speed`]).
+    pub(crate) fn still(&self, members: &[usize], tolerance: Real) -> bool {
+        members.iter().all(|&q| self.surface_speed(q) <= tolerance)
+    }
+
     /// Return the velocity and spin of each of `members`.
     pub(crate) fn motions(&self, members: &[usize]) -> Vec<(Vec3, Vec3)> {
         members

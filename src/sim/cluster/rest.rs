@@ -49,7 +49,7 @@ pub(crate) fn hold_at_rest(
     let fastest = |balls: &RoughBalls<'_>| {
         members
             .iter()
-            .map(|&q| surface_speed(balls, q))
+            .map(|&q| balls.surface_speed(q))
             .fold(0.0, Real::max)
     };
     let mut held = None;
@@ -78,12 +78,6 @@ pub(crate) fn hold_at_rest(
     balls.set_motions(&members, &start);
     impulse.fill(Vec3::ZERO);
     None
-}
-
-/// Return the larger of ball `q`'s speed and its surface's speed from its spin.
-fn surface_speed(balls: &RoughBalls<'_>, q: usize) -> Real {
-    let spin = balls.spin[q].length() * balls.radius[q];
-    balls.velocity[q].length().max(spin)
 }
 
 /// Solve contact `c` (friction `mu`, impulse now `old`) alone for the associated law, the
@@ -168,10 +162,9 @@ fn finish(
             balls.apply(c, p - fresh[k]);
             fresh[k] = p;
         }
-        let still = members
-            .iter()
-            .all(|&q| surface_speed(balls, q) <= tolerance);
-        if still && rough_residual(balls, contacts, friction, &fresh) <= tolerance {
+        if balls.still(members, tolerance)
+            && rough_residual(balls, contacts, friction, &fresh) <= tolerance
+        {
             impulse.copy_from_slice(&fresh);
             return true;
         }

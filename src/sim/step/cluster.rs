@@ -10,7 +10,7 @@ use crate::sim::bodies::{Motion, permute};
 use crate::sim::calendar::Other;
 use crate::sim::cluster::{Contact, Settled, project_cluster, residual};
 use crate::sim::components::combine_friction;
-use crate::sim::sleep::{find, union};
+use crate::sim::sleep::{Footing, find, union};
 use crate::sim::surface::slopes;
 use crate::toi::ToiStrategy;
 use rough::project_rough_island;
@@ -317,7 +317,9 @@ impl Stepper {
         c.found = found;
         // A ball near nothing begins the step in flight: nothing holds it up
         for i in 0..n {
-            self.balls.rest[i].unheld = self.takes_part(i) && c.place[i] == NONE;
+            if self.takes_part(i) && c.place[i] == NONE {
+                self.balls.rest[i].footing = Footing::Aloft;
+            }
         }
     }
 
@@ -553,7 +555,9 @@ impl Stepper {
                     let place = c.contacts[from].a;
                     let i = c.balls[place] as usize;
                     let glide = across.glide(c.velocity[place]).length() * dt;
-                    self.balls.rest[i].glides = glide > ROUNDING * self.balls.body[i].radius;
+                    if glide > ROUNDING * self.balls.body[i].radius {
+                        self.balls.rest[i].footing = Footing::Glides;
+                    }
                 }
             }
             for k in from..to {
@@ -601,7 +605,9 @@ impl Stepper {
                 // weight (frictionless clusters creep as they pack, and sleep by their drift)
                 let gravity = self.config.gravity.length() * dt;
                 let change = (c.velocity[k] - c.earned[k]).length();
-                self.balls.rest[i].unbalanced = c.rough[k] && change > UNBALANCED * gravity;
+                if c.rough[k] && change > UNBALANCED * gravity {
+                    self.balls.rest[i].footing = Footing::Unbalanced;
+                }
             } else {
                 path.velocity = c.earned[k];
                 self.balls.material[i].spin = c.earned_spin[k];

@@ -13,7 +13,7 @@ use crate::sim::components::{
     Restitution, RollingResistance, Sleep, Velocity,
 };
 use crate::sim::config::{BallField, MAX_LENGTH, StepError};
-use crate::sim::sleep::Rest;
+use crate::sim::sleep::{Footing, Rest};
 use crate::sim::statics;
 
 impl Stepper {
@@ -511,9 +511,7 @@ fn rest_of(sleep: &Sleep) -> Rest {
         island: sleep.island,
         woke_from: sleep.woken_from,
         grounded: false,
-        unbalanced: false,
-        glides: false,
-        unheld: false,
+        footing: Footing::Held,
     }
 }
 

@@ -91,7 +91,7 @@ fn solve_rough(
         return solved;
     };
     let sweeps = solved.sweeps + iterations;
-    if at_rest && still(balls, start.members, tolerance) {
+    if at_rest && balls.still(start.members, tolerance) {
         // Held: every contact sticks, so Coulomb's law holds as well
         for &q in start.members {
             (balls.velocity[q], balls.spin[q]) = (Vec3::ZERO, Vec3::ZERO);
@@ -122,18 +122,9 @@ fn held_from_rest(
     }
     let mut impulse = vec![Vec3::ZERO; contacts.len()];
     let held = solve_relaxed(balls, contacts, friction, &mut impulse, tolerance)
-        .map(|_| still(balls, start.members, tolerance));
+        .map(|_| balls.still(start.members, tolerance));
     balls.set_motions(start.members, start.motions);
     held
-}
-
-/// Return whether every one of `members` of `balls` is still within `tolerance`: its
-/// velocity, and its surface's speed from its spin.
-fn still(balls: &RoughBalls<'_>, members: &[usize], tolerance: Real) -> bool {
-    members.iter().all(|&q| {
-        balls.velocity[q].length() <= tolerance
-            && balls.spin[q].length() * balls.radius[q] <= tolerance
-    })
 }
 
 /// Project the rough island of `contacts[from..to]` in `c`: the earned velocities and spins
