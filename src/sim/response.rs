@@ -115,9 +115,15 @@ impl Body {
         if self.paid == Vec3::ZERO {
             return (earned, Vec3::ZERO);
         }
-        let earned = project(&self.supports, earned);
-        let velocity = project(&self.supports, earned + self.paid);
-        (velocity, velocity - earned)
+        // An earned velocity into a support is an impact on it, which the event loop meets at
+        // once, with its restitution (held here, a ball hit from above onto its floor lost
+        // its bounce there)
+        let held = project(&self.supports, earned);
+        if (earned - held).length() > 1e-12 * (earned.length() + self.paid.length()) {
+            return (earned + self.paid, self.paid);
+        }
+        let velocity = project(&self.supports, held + self.paid);
+        (velocity, velocity - held)
     }
 }
 

@@ -744,7 +744,9 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
     // 300 balls of radius 0.05 and restitution 0.5 on a lattice 0.11 apart, drifting at 0.05,
     // dropped into a box 1 wide: four layers that keep settling here and there long after most
     // of the pile is still. Sleeping islands hold still balls only, so the still bottom sleeps
-    // while the last balls settle on it and join it when still
+    // while the last balls settle on it and join it when still. A ball that a bounce leaves
+    // sliding on the floor alone, frictionless, glides on and never sleeps (since balls
+    // bounce off balls at rest on the floor, one does here, at 6e-4): every other ball sleeps
     let half = 0.5;
     let mut sim = open_box(half);
     let balls = lattice(
@@ -759,27 +761,38 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
     for ball in balls {
         sim.spawn_ball(ball.restitution(0.5));
     }
+    let glides = |p: Vec3, v: Vec3| (p.y - 0.05).abs() <= 1e-9 && v.y == 0.0 && v != Vec3::ZERO;
     let mut whole = None;
     for step in 1..=900 {
         let stats = sim.step(DT).unwrap().stats;
         assert_eq!(stats.events_cap_hits, 0, "step {step}: {stats:?}");
         assert_eq!(stats.escaped, 0, "step {step}: {stats:?}");
         assert!(stats.max_penetration <= 1e-9, "step {step}: {stats:?}");
-        if stats.sleeping == 300 {
-            whole = Some(step);
+        let gliding = state(&sim.world)
+            .into_iter()
+            .filter(|&(_, p, v, _)| glides(p, v))
+            .count();
+        if stats.sleeping as usize + gliding == 300 {
+            whole = Some((step, gliding));
             break;
         }
     }
-    let whole = whole.expect("the whole pile sleeps within 15 s");
-    println!("the whole pile asleep after {whole} steps");
+    let (whole, gliding) = whole.expect("the whole pile sleeps within 15 s");
+    println!("the whole pile asleep after {whole} steps but {gliding} gliding");
+    assert!(gliding <= 3, "{gliding} balls glide");
     for (e, p, v, _) in state(&sim.world) {
         assert!(p.y >= 0.05 - 1e-9, "{e:?} at {p}");
         assert!(p.x.abs() <= half - 0.05 + 1e-9 && p.z.abs() <= half - 0.05 + 1e-9);
-        assert_eq!(v, Vec3::ZERO);
+        let asleep = sim.world.get::<&Sleep>(e).is_ok_and(|s| s.asleep());
+        assert!(asleep == (v == Vec3::ZERO), "{e:?} at {p} going {v}");
     }
-    // Asleep, it costs nothing
+    // Asleep, it costs nothing: only a glider asks, about what it may meet
     let stats = sim.step(DT).unwrap().stats;
-    assert_eq!((stats.toi_queries, stats.collisions), (0, 0), "{stats:?}");
+    if gliding == 0 {
+        assert_eq!((stats.toi_queries, stats.collisions), (0, 0), "{stats:?}");
+    } else {
+        assert!(stats.toi_queries <= 64 * gliding as u64, "{stats:?}");
+    }
 }
 
 #[test]
