@@ -28,7 +28,8 @@
 //! kicked ball owes its gravity again, less what holds it up takes: a ball sent off its floor
 //! pays gravity on the way up instead of rising unslowed for the rest of the step. A ball that
 //! another's prepaid gravity pushes along owes what it was pushed with, as the pusher does.
-//! So gravity paid in advance adds no energy (kinetic, rotational and potential).
+//! So gravity paid in advance adds no kinetic energy; passed on from ball to ball at one
+//! instant, it can still carry a ball uphill (a seam the one island solve is to remove).
 
 use crate::math::{Real, Vec3};
 
@@ -109,15 +110,15 @@ impl Body {
     /// Return the velocity this body leaves a contact with, given its `earned` one, and what of
     /// it is still owed: a ball going straight after a kick owes all its gravity again, less
     /// what holds it up takes (`project`, on its supports), so a ball sent off its floor pays it
-    /// rather than rising unslowed for the rest of the step. A body that paid nothing keeps
-    /// `earned` and owes nothing.
+    /// rather than rising unslowed for the rest of the step. An earned velocity into a support
+    /// is kept whole, with all the gravity paid: the event loop meets that support at once, as
+    /// an impact with its restitution. A body that paid nothing keeps `earned` and owes
+    /// nothing.
     fn owe(&self, earned: Vec3, project: impl Fn(&Supports, Vec3) -> Vec3) -> (Vec3, Vec3) {
         if self.paid == Vec3::ZERO {
             return (earned, Vec3::ZERO);
         }
-        // An earned velocity into a support is an impact on it, which the event loop meets at
-        // once, with its restitution (held here, a ball hit from above onto its floor lost
-        // its bounce there)
+        // An impact into a support (held here, a ball struck onto its floor lost its bounce)
         let held = project(&self.supports, earned);
         if (earned - held).length() > 1e-12 * (earned.length() + self.paid.length()) {
             return (earned + self.paid, self.paid);
