@@ -120,7 +120,8 @@ fn renew(known: &mut [Vec3], normal: Vec3) -> bool {
 
 /// Return the projection of `v` on the cone `{u : u·m >= 0}` of `normals` (at most ten).
 fn project_on_cone(v: Vec3, normals: &[Vec3]) -> Vec3 {
-    let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= -1e-12 * v.length());
+    let slack = -1e-12 * v.length();
+    let feasible = |u: Vec3| normals.iter().all(|m| u.dot(*m) >= slack);
     if feasible(v) {
         return v;
     }
