@@ -118,9 +118,10 @@ impl Body {
         if self.paid == Vec3::ZERO {
             return (earned, Vec3::ZERO);
         }
-        // An impact into a support (held here, a ball struck onto its floor lost its bounce)
+        // An impact into a support, beyond the rounding of an approach (held here, a ball
+        // struck onto its floor lost its bounce)
         let held = project(&self.supports, earned);
-        if (earned - held).length() > 1e-12 * (earned.length() + self.paid.length()) {
+        if (earned - held).length() > tolerance(earned, self.paid, 0.0) {
             return (earned + self.paid, self.paid);
         }
         let velocity = project(&self.supports, held + self.paid);

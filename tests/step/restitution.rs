@@ -485,9 +485,8 @@ fn bounce_off_a_resting_ball(m: Real, e: Real, v: Real) -> Real {
     let (mut top, mut low) = (-v, 0.0);
     loop {
         if top < low {
-            let j = (1.0 + e) * (low - top) / (1.0 + 1.0 / m);
-            top += j;
-            low -= j / m;
+            // Head-on along y: the lower ball, and the top one coming down on it
+            (low, top) = head_on_after(low, m, -top, 1.0, e);
         } else if low < 0.0 {
             low *= -e;
         } else {
