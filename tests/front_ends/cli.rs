@@ -737,3 +737,25 @@ fn compare_slices_sets_the_sliced_strategies_beside_analytic() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("--slices"), "{}", stderr(&out));
 }
+
+#[test]
+fn output_read_only_in_part_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // A reader that takes one line and closes the pipe, as `toibox run ... | head -1` does
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toibox"))
+        .args(["run", "scenes/resting_pile.ron", "--events", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = String::new();
+    let mut out = BufReader::new(child.stdout.take().expect("piped"));
+    out.read_line(&mut first).expect("a first line");
+    drop(out);
+    let output = child.wait_with_output().expect("it ends");
+    assert!(first.starts_with('{'), "JSON first: {first:?}");
+    assert!(stderr(&output).is_empty(), "said: {}", stderr(&output));
+    assert_ne!(output.status.code(), Some(101), "no panic");
+}

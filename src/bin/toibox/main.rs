@@ -201,6 +201,7 @@ struct SweepsArgs {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let view_scene = || {
         Command::View(ViewArgs {
@@ -214,6 +215,18 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare(&args),
         Command::Check(args) => check(&args),
         Command::Sweeps(args) => run_sweeps(&args),
+    }
+}
+
+/// End the process, as other command-line tools do, when what reads its output has closed it
+/// (`toibox run scene.ron --json | head`): Rust ignores `SIGPIPE`, and every later write to
+/// standard output would then panic.
+fn quiet_on_closed_pipe() {
+    // SAFETY: called first in `main`, before any other thread runs; `SIG_DFL` is a valid
+    // disposition for `SIGPIPE`.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
