@@ -108,21 +108,22 @@ use crate::math::{Real, Vec3};
 use crate::toi::ToiStrategy;
 
 /// Collisions of one ball in one step after which it is in an inelastic collapse: a ball wedged
-/// or squeezed with a restitution below 1 (between a heavy ball and a wall, or between two
-/// heavy balls) collides ever faster, without end. Its impacts then take the collapse's limit,
-/// perfectly inelastic, as one impact of the crowd touching it, elastic contacts included
-/// (`step/crowd.rs`: the relative speeds of a collapse go to zero; McNamara and Young 1994).
-/// Where no crowd takes it (friction that does not settle, a crowd too large) its impacts are
-/// perfectly inelastic pair by pair. A sampled search meets a pair apart or overlapping, so no
-/// two of its impacts are at one instant: its crowd is what lies within the pair's gap. No
-/// collapse is made elastic (the TC model of Luding and McNamara, Granular Matter, 1998, which
-/// this rule once followed, turned a crowd's collapse into elastic rebounds). Resting contacts (approaches slower than the rest speed) are inelastic whatever the count:
-/// they are what lets piles settle.
+/// or squeezed with a restitution below 1 collides ever faster, without end. Its impacts then
+/// take the collapse's limit (McNamara and Young 1994), perfectly inelastic, as one impact of
+/// the crowd touching it (`step/crowd.rs`), elastic contacts included; where no crowd takes it,
+/// pair by pair. A sampled search's crowd is what lies within the pair's gap. No collapse is
+/// made elastic (as the TC model does). Resting contacts are inelastic whatever the count.
 const ELASTIC_AFTER: u32 = 64;
 
 /// Lengths, relative to a ball's radius (or a pair's radii), within the rounding of positions:
 /// gaps and overlaps that are a touch, hops and rolls that are none.
 const ROUNDING: Real = 1e-12;
+
+/// True when `speed` over `dt` takes a ball of `radius` beyond the rounding of positions.
+#[inline]
+fn goes_beyond_rounding(speed: Real, dt: Real, radius: Real) -> bool {
+    speed * dt > ROUNDING * radius
+}
 
 /// The height of a hop, relative to the radii of the pair, below which it is none and the
 /// contact rests: far below anything a position shows, yet above what the rounding of a run of
@@ -592,7 +593,7 @@ impl Stepper {
                 && !balls.material[i].motion.kicked();
             // (a roll of a step within the rounding of positions is none: a ball left rolling at
             // 1e-16 by the rounding of a solve stands)
-            let rolls = going * dt > ROUNDING * body.radius;
+            let rolls = goes_beyond_rounding(going, dt, body.radius);
             // The drift allowed holds over the sleep time, which a step as long takes whole: it
             // is not still where it took the ball, or would take it at its end speed, beyond
             // that drift (at dt 1 a slide at 5 was under the default limit `|g| dt`, and slept

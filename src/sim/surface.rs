@@ -72,7 +72,7 @@ pub(crate) struct SurfaceMotion {
 
 /// How far the slip or the speed may be from zero, relative to the speeds, and still count as
 /// zero: a rounding of the motions that end it.
-const ROUNDING: Real = 1e-9;
+const SPEED_ROUNDING: Real = 1e-9;
 
 /// How far gravity along the plane may be from a direction, relative to gravity, and still
 /// count as along it.
@@ -118,11 +118,11 @@ pub(crate) fn plan(velocity: Vec3, spin: Vec3, surface: &Surface) -> Option<Surf
     // Rolling in closed form at `v`: on the level, without rolling resistance, or along the
     // slope (or too slow to tell)
     let rolls = |v: Vec3| {
-        c == 0.0 || v.length() <= ROUNDING * scale || lies_along(g_t, v.normalize(), gravity)
+        c == 0.0 || v.length() <= SPEED_ROUNDING * scale || lies_along(g_t, v.normalize(), gravity)
     };
 
     // Sliding, and rolling after it in closed form too
-    if slip.length() > ROUNDING * scale {
+    if slip.length() > SPEED_ROUNDING * scale {
         let along = slip.normalize();
         if !lies_along(g_t, along, gravity) {
             return None;
@@ -246,7 +246,7 @@ fn wind_down(spin: Vec3, surface: &Surface, g_n: Real) -> (Vec3, Option<(Real, C
     let about = spin.dot(n);
     let rate = 2.5 * surface.rolling_resistance * g_n / surface.radius;
     // Stopped, to a rounding of the spin
-    if about.abs() <= ROUNDING * spin.length() || rate == 0.0 {
+    if about.abs() <= SPEED_ROUNDING * spin.length() || rate == 0.0 {
         return (Vec3::ZERO, None);
     }
     (

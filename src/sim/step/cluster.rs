@@ -3,7 +3,7 @@
 //! [`project_cluster`]), so that a load goes wherever it can and a cluster that no compressive
 //! forces hold moves.
 
-use super::{ROUNDING, Step, Stepper, Whole};
+use super::{ROUNDING, Step, Stepper, Whole, goes_beyond_rounding};
 use crate::geometry::{Ball, Shape};
 use crate::math::{Real, Vec3};
 use crate::sim::bodies::{Motion, permute};
@@ -554,8 +554,8 @@ impl Stepper {
                     let across = Across::of(pushing().map(|k| c.contacts[k].normal));
                     let place = c.contacts[from].a;
                     let i = c.balls[place] as usize;
-                    let glide = across.glide(c.velocity[place]).length() * dt;
-                    if glide > ROUNDING * self.balls.body[i].radius {
+                    let glide = across.glide(c.velocity[place]).length();
+                    if goes_beyond_rounding(glide, dt, self.balls.body[i].radius) {
                         self.balls.rest[i].footing = Footing::Glides;
                     }
                 }
