@@ -10,13 +10,16 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// `toibox` with `args`, to run from the crate root.
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toibox"));
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    command
+}
+
 /// Run `toibox` with `args` from the crate root.
 fn toibox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toibox"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
+    command(args).output().expect("the binary runs")
 }
 
 fn stdout(output: &Output) -> String {
@@ -743,9 +746,7 @@ fn output_read_only_in_part_ends_the_run_quietly() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     // A reader that takes one line and closes the pipe, as `toibox run ... | head -1` does
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toibox"))
-        .args(["run", "scenes/resting_pile.ron", "--events", "--json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let mut child = command(&["run", "scenes/resting_pile.ron", "--events", "--json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
