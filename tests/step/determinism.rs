@@ -865,11 +865,14 @@ fn pinned_demo_hash(scene: &str, steps: usize) -> u64 {
 // velocity into its support (a ball at rest on a peg, a bin's floor or the table, struck)
 // came to be met as an impact with the support's restitution, not held: balls bounce off
 // balls at rest in the bins, 69,796 collisions, 196 islands left; the break 5,801 collisions
-// instead of 6,192.
+// instead of 6,192. The board and the break again when a conservative advancement past 64
+// steps came to end where the gap is within the rounding of the coordinates (balls gliding
+// along a divider at gaps of 1e-17 had stepped on to 1,000): 67,093 collisions, 120 islands
+// left; the break's collisions unchanged, its last bits not.
 const PINNED_DEMOS: [(&str, usize, u64); 4] = [
     ("nehe_room", 500, 0x5b6d_1e32_93d6_f68f),
-    ("galton_board", 300, 0xc193_ba5f_e51b_f39b),
-    ("billiards_break", 200, 0x20f3_dc6b_80b4_a53d),
+    ("galton_board", 300, 0x68d3_aa55_b985_ed76),
+    ("billiards_break", 200, 0xe6c2_e90c_f361_836d),
     ("newtons_cradle", 200, 0xb8cd_724f_1a5d_2dfc),
 ];
 

@@ -19,8 +19,8 @@
 //! - `sleep: None` keeps every ball awake, and bad sleep settings are refused untouched;
 //! - a pile of a hundred balls falls asleep entirely, wakes where a fast ball strikes it, stays
 //!   within its box without overlaps, and falls asleep again;
-//! - a deep frictionless pile of 300 balls, where a few balls settle long after the rest is
-//!   still, sleeps from the bottom up and then whole.
+//! - deep frictionless piles of 300 balls, where a few balls settle long after the rest is
+//!   still, sleep from the bottom up and then whole, but for balls left gliding on the floor.
 //!
 //! - edits between steps wake the sleepers they concern: moving, changing or removing what they
 //!   rest on (planes, plates), editing their own components, despawning a ball of their island,
@@ -745,8 +745,22 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
     // dropped into a box 1 wide: four layers that keep settling here and there long after most
     // of the pile is still. Sleeping islands hold still balls only, so the still bottom sleeps
     // while the last balls settle on it and join it when still. A ball that a bounce leaves
-    // sliding on the floor alone, frictionless, glides on and never sleeps (since balls
-    // bounce off balls at rest on the floor, one does here, at 6e-4): every other ball sleeps
+    // sliding on the floor alone, frictionless, glides on and never sleeps (since balls bounce
+    // off balls at rest on the floor, a few do): every other ball sleeps. How many glide is a
+    // chance outcome of the bounces, as chaotic as the pile: over lattice seeds 1 to 20, 0 to 6
+    // (56 in all, 17 for seeds 1 to 8), and after a change in the last bits of some sweeps'
+    // times 0 to 8 (57 and 21). So eight piles, and at most 5 gliders a pile over them
+    let mut gliders = 0;
+    for seed in 1..=8 {
+        gliders += settle_deep_pile(seed);
+    }
+    println!("{gliders} balls of eight deep piles glide");
+    assert!(gliders <= 40, "{gliders} balls of eight piles glide");
+}
+
+/// Drop the deep frictionless pile of lattice `seed` and check that it sleeps whole but for
+/// balls gliding on the floor at real speeds; return how many glide.
+fn settle_deep_pile(seed: u64) -> usize {
     let half = 0.5;
     let mut sim = open_box(half);
     let balls = lattice(
@@ -755,19 +769,26 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
         300,
         0.05,
         0.05,
-        7,
+        seed,
     )
     .unwrap();
     for ball in balls {
         sim.spawn_ball(ball.restitution(0.5));
     }
-    let glides = |p: Vec3, v: Vec3| (p.y - 0.05).abs() <= 1e-9 && v.y == 0.0 && v != Vec3::ZERO;
+    // On the floor, at a real speed (a ball still but for the rounding of a solve sleeps)
+    let glides = |p: Vec3, v: Vec3| (p.y - 0.05).abs() <= 1e-9 && v.y == 0.0 && v.length() >= 1e-9;
     let mut whole = None;
     for step in 1..=900 {
         let stats = sim.step(DT).unwrap().stats;
-        assert_eq!(stats.events_cap_hits, 0, "step {step}: {stats:?}");
-        assert_eq!(stats.escaped, 0, "step {step}: {stats:?}");
-        assert!(stats.max_penetration <= 1e-9, "step {step}: {stats:?}");
+        assert_eq!(
+            stats.events_cap_hits, 0,
+            "seed {seed}, step {step}: {stats:?}"
+        );
+        assert_eq!(stats.escaped, 0, "seed {seed}, step {step}: {stats:?}");
+        assert!(
+            stats.max_penetration <= 1e-9,
+            "seed {seed}, step {step}: {stats:?}"
+        );
         let gliding = state(&sim.world)
             .into_iter()
             .filter(|&(_, p, v, _)| glides(p, v))
@@ -777,14 +798,20 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
             break;
         }
     }
-    let (whole, gliding) = whole.expect("the whole pile sleeps within 15 s");
-    println!("the whole pile asleep after {whole} steps but {gliding} gliding");
-    assert!(gliding <= 3, "{gliding} balls glide");
+    let (whole, gliding) = whole.unwrap_or_else(|| panic!("pile {seed} not asleep within 15 s"));
+    println!("pile {seed}: asleep after {whole} steps but {gliding} gliding");
     for (e, p, v, _) in state(&sim.world) {
-        assert!(p.y >= 0.05 - 1e-9, "{e:?} at {p}");
+        assert!(p.y >= 0.05 - 1e-9, "seed {seed}: {e:?} at {p}");
         assert!(p.x.abs() <= half - 0.05 + 1e-9 && p.z.abs() <= half - 0.05 + 1e-9);
         let asleep = sim.world.get::<&Sleep>(e).is_ok_and(|s| s.asleep());
-        assert!(asleep == (v == Vec3::ZERO), "{e:?} at {p} going {v}");
+        assert!(
+            asleep == (v == Vec3::ZERO),
+            "seed {seed}: {e:?} at {p} going {v}"
+        );
+        assert!(
+            asleep || glides(p, v),
+            "seed {seed}: {e:?} at {p} going {v}"
+        );
     }
     // Asleep, it costs nothing: only a glider asks, about what it may meet
     let stats = sim.step(DT).unwrap().stats;
@@ -793,6 +820,7 @@ fn a_deep_frictionless_pile_sleeps_from_the_bottom_up_and_whole() {
     } else {
         assert!(stats.toi_queries <= 64 * gliding as u64, "{stats:?}");
     }
+    gliding
 }
 
 #[test]

@@ -67,7 +67,8 @@ fn reject(v: Vec3, axis: Vec3) -> Vec3 {
 ///
 /// The polynomials of high degree (a rim's is 8) may place a touch early by their rounding; the
 /// time found is then carried forward by conservative advancement on the exact gap (step by
-/// `gap / speed`, which can never pass the first touch) until the gap is rounding; a step that
+/// `gap / speed`, which can never pass the first touch) until a step is below the rounding of
+/// time or, after [`TOUCH_AFTER`] steps, the gap below that of the coordinates; a step that
 /// would leave the interval proves there is no touch in it.
 fn falling_hit<Part: AsRef<[Poly]>>(
     parts: &[Part],
@@ -89,7 +90,12 @@ fn falling_hit<Part: AsRef<[Poly]>>(
         return Toi::Miss;
     };
     let mut at = proximity_at(t);
-    for _ in 0..ADVANCE_STEPS {
+    for steps in 0..ADVANCE_STEPS {
+        // A long advancement that has reached the rounding of the coordinates is at a touch (a
+        // ball gliding along a face at a gap of 1e-17 would go on at 1e-17 / speed a step)
+        if steps >= TOUCH_AFTER && at.distance <= GAP_ROUNDING * at.point.abs().max_element() {
+            break;
+        }
         let step = at.distance / speed;
         // Touching, or a step below rounding (a speed of zero gives infinity or NaN)
         if step.is_nan() || step <= 0.0 || t + step == t {
@@ -108,8 +114,55 @@ fn falling_hit<Part: AsRef<[Poly]>>(
 /// Most steps of conservative advancement after a polynomial search.
 const ADVANCE_STEPS: usize = 1000;
 
+/// Steps of conservative advancement after which a gap within the rounding of the coordinates
+/// ends it; shorter ones run until a step is below the rounding of time.
+const TOUCH_AFTER: usize = 64;
+
+/// A gap, relative to the largest coordinate of the point it is measured at, within the
+/// rounding of computing it.
+const GAP_ROUNDING: Real = 4.0 * Real::EPSILON;
+
 /// Return a bound on the speed of a centre `velocity + acceleration t` over `[0, t_max]`.
 #[inline]
 fn speed_bound(velocity: Vec3, acceleration: Vec3, t_max: Real) -> Real {
     velocity.length() + acceleration.length() * t_max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Run `falling_hit` from a polynomial entry at `1e-3` with the gap `gap(t)`; return the
+    /// answer and how many gaps it measured.
+    fn advance(gap: impl Fn(Real) -> Real) -> (Toi, usize) {
+        let parts = [[Poly::new(&[1e-3, -1.0])]];
+        let calls = Cell::new(0);
+        let toi = falling_hit(&parts, 1.0, 1.0, |t| {
+            calls.set(calls.get() + 1);
+            Proximity {
+                distance: gap(t),
+                point: Vec3::ONE,
+                normal: Vec3::Y,
+            }
+        });
+        (toi, calls.get())
+    }
+
+    #[test]
+    fn a_glide_at_a_gap_of_rounding_ends_the_advancement() {
+        // Steps of 1e-17 at t = 1e-3 are above the rounding of time (2e-19) for ever
+        let (toi, calls) = advance(|_| 1e-17);
+        assert_eq!(calls, TOUCH_AFTER + 1);
+        let time = toi.time().expect("a touch");
+        assert!((time - 1e-3).abs() <= 1e-15, "{time}");
+    }
+
+    #[test]
+    fn a_gap_above_rounding_is_advanced_to_the_end() {
+        // A gap of 1e-9 closing at 1e-3 of the speed bound: 0.37e-9 left after 1,000 steps
+        let (toi, calls) = advance(|t| 1e-9 - 1e-3 * (t - 1e-3));
+        assert_eq!(calls, ADVANCE_STEPS + 1);
+        assert!(toi.time().is_some_and(|t| t > 1e-3 + 6e-7), "{toi:?}");
+    }
 }
