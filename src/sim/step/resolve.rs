@@ -5,7 +5,7 @@ use hecs::Entity;
 
 use super::crowd::CrowdImpact;
 use super::predict::Asking;
-use super::{ELASTIC_AFTER, HOP, Step, Stepper};
+use super::{ELASTIC_AFTER, HOP, MADE_WITHIN, Step, Stepper};
 use crate::geometry::{Proximity, Shape};
 use crate::math::{Real, Vec3, ball_energy};
 use crate::sim::bodies::{BallMaterial, Motion};
@@ -249,6 +249,9 @@ impl Stepper {
         let rest_speed = match self.config.rest_speed {
             None if on_static.is_some() && pressing > 0.0 => 0.0,
             None if flight || lands_on || wall => 0.0,
+            // An approach an impact in the step made is a real one: no series of bounces
+            // under gravity ends it
+            None if self.made_here(step, m, now, (approach, pressing)) => 0.0,
             _ => step.rest_speed,
         };
         let series = bounces_end_within(approach, combined, pressing, step.t1 - now);
@@ -264,6 +267,36 @@ impl Stepper {
             rest_speed,
             rests,
         })
+    }
+
+    /// True when meeting `m`, closing at `approach` and pressed together at `pressing`, closes
+    /// faster, beyond the gravity its balls were paid in advance, than their accelerations
+    /// earned since each last changed course in the step and than that gravity: an impact
+    /// made the approach. False where a ball of it has not changed course in the step, or has
+    /// collided [`MADE_WITHIN`] times in it.
+    fn made_here<S: ToiStrategy + ?Sized>(
+        &self,
+        step: &Step<'_, S>,
+        m: &Meeting,
+        now: Real,
+        (approach, pressing): (Real, Real),
+    ) -> bool {
+        let changed = |k: usize| {
+            let changed = self.pairs.changed[k] > 0 && self.pairs.changed_at[k] >= step.t0;
+            (changed && self.balls.hits[k] < MADE_WITHIN).then(|| self.pairs.changed_at[k])
+        };
+        let Some(mut since) = changed(m.i) else {
+            return false;
+        };
+        if let Some(j) = m.other_ball {
+            let Some(other) = changed(j) else {
+                return false;
+            };
+            since = since.max(other);
+        }
+        // Gravity paid in advance closing the pair
+        let paid = (-(m.me.owed - m.other.owed).dot(m.proximity.normal)).max(0.0);
+        approach - paid > pressing.max(0.0) * (now - since) + paid + 1e-9 * approach
     }
 
     /// True when meeting `m`, closing at `approach` and pressed together by `relative`
