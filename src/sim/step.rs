@@ -81,6 +81,7 @@
 mod cluster;
 mod crowd;
 mod kept;
+mod pairs;
 mod parts;
 mod predict;
 mod resolve;
@@ -88,6 +89,7 @@ mod surface;
 mod world;
 
 use kept::{Kept, Start};
+use pairs::Pairs;
 use parts::Whole;
 use predict::Asking;
 
@@ -100,7 +102,6 @@ use super::calendar::{Calendar, Happening, NEVER, Next, Other};
 use super::components::{Path, Sleep};
 use super::config::{StepConfig, StepError};
 use super::events::{StepReport, StepStats};
-use super::measure::Touching;
 use super::neighbours::{Neighbours, SMALL_WORLD};
 use super::sleep::Islands;
 use super::statics::Static;
@@ -224,35 +225,6 @@ struct Step<'s, S: ?Sized> {
     rest_speed: Real,
     /// What answers its queries.
     strategy: &'s S,
-}
-
-/// Who asks about a pair in this step, and the pairs its queries met: touching, meeting, or
-/// declined at a contact.
-#[derive(Debug, Default)]
-struct Pairs {
-    /// Per ball, when in the step it last changed course (a count of changes; 0: not since the
-    /// step began). Decides which ball of a pair asks.
-    changed: Vec<u32>,
-    /// Per ball, the time of its last change of course in the step (meaningful where
-    /// `changed` is not 0).
-    changed_at: Vec<Real>,
-    /// Changes of course so far in the step.
-    changes: u32,
-    /// Per ball, its path over the step is longer than a cell of the memory order, or roams.
-    long: Vec<bool>,
-    /// Every pair a query of this step found touching or meeting: any pair that overlaps at
-    /// the end of the step is among them.
-    contacts: Vec<Touching>,
-    /// Pairs met at a contact that turned out not to approach, with the time from which they
-    /// may meet again (infinite for pairs that part for good); asked only from then until one
-    /// of them changes course.
-    declined: Vec<(Touching, Real)>,
-    /// A pair declined in this step may meet again later (paths that curve back together, or
-    /// pressed together as the step ran out): the step is not calm.
-    declined_may_meet: bool,
-    /// A resting cluster at the step's start met a contact on earned velocities alone (a slow
-    /// impact, inelastic): the step is not calm.
-    rested_at_start: bool,
 }
 
 /// What the budget of resolved collisions leaves in a step: the balls it stopped, and who
@@ -645,17 +617,10 @@ impl Stepper {
         self.sort_spatially(keep_paths);
         self.neighbours
             .list(&self.balls.body, &self.balls.start, &mut self.statics, dt);
-        self.pairs.contacts.clear();
         let n = self.balls.len();
         self.kept.earliest.clear();
         self.kept.earliest.resize(n, NEVER);
-        self.pairs.declined.clear();
-        self.pairs.changed.clear();
-        self.pairs.changed.resize(n, 0);
-        self.pairs.changed_at.clear();
-        self.pairs.changed_at.resize(n, 0.0);
-        self.pairs.changes = 0;
-        self.pairs.long.clear();
+        self.pairs.begin(n);
         for i in 0..n {
             let body = &self.balls.body[i];
             let asleep = self.balls.rest[i].asleep();

@@ -282,8 +282,8 @@ impl Stepper {
         (approach, pressing): (Real, Real),
     ) -> bool {
         let changed = |k: usize| {
-            let changed = self.pairs.changed[k] > 0 && self.pairs.changed_at[k] >= step.t0;
-            (changed && self.balls.hits[k] < MADE_WITHIN).then(|| self.pairs.changed_at[k])
+            let since = self.pairs.changed_in_step(k, step.t0);
+            since.filter(|_| self.balls.hits[k] < MADE_WITHIN)
         };
         let Some(mut since) = changed(m.i) else {
             return false;
@@ -324,8 +324,8 @@ impl Stepper {
         // earned by the pressing since the last one (a series of bounces); not driven by
         // another contact (a ball wedged between two)
         let flies = |k: usize| {
-            let since = self.pairs.changed_at[k];
-            self.pairs.changed[k] == 0 || since < step.t0 || approach <= pressing * (now - since)
+            let since = self.pairs.changed_in_step(k, step.t0);
+            since.is_none_or(|since| approach <= pressing * (now - since))
         };
         // The lander is the ball its acceleration presses into the other; what it lands on
         // must hold
